@@ -1,0 +1,158 @@
+"""The `arena` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from arena.bots import BOTS, UnknownBot
+from arena.games import GameError, make_game
+from arena.match.local import play_series
+from arena.match.runner import MatchResult
+from arena.standings import Standing, standings
+
+console = Console()
+
+
+class UsageProblem(Exception):
+    """Bad input from the command line: printed as one line, exit code 2."""
+
+
+def fail(message: str) -> NoReturn:
+    raise UsageProblem(message)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="thirteen-arena", prog_name="arena")
+def app() -> None:
+    """Thirteen Arena: bots play Friday the 13th, 13 and the 13thg board games."""
+
+
+def game_params(players: int | None, edition: str | None, scenario: str | None) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if players is not None:
+        params["players"] = players
+    if edition is not None:
+        params["edition"] = edition
+    if scenario is not None:
+        params["scenario"] = scenario
+    return params
+
+
+@app.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--bots", required=True, help="Comma-separated built-in bots in seat order, e.g. mc,heuristic,random.")
+@click.option("--players", type=int, help="Number of players; defaults to the number of bots.")
+@click.option("--edition", help="friday13 edition: en (50 cards, the default) or de (53 cards).")
+@click.option("--scenario", help="board13 scenario: a shipped name or a TOML file.")
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Number of matches.")
+@click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
+@click.option("--duplicate", is_flag=True, help="Play every deal in every seat rotation.")
+@click.option("--replays", type=click.Path(file_okay=False, path_type=Path), help="Write one replay JSON file per match here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
+def play(
+    game_name: str,
+    bots: str,
+    players: int | None,
+    edition: str | None,
+    scenario: str | None,
+    games: int,
+    seed: str,
+    duplicate: bool,
+    replays: Path | None,
+    as_json: bool,
+) -> None:
+    """Play matches between built-in bots in this process and print the standings.
+
+    GAME is friday13, amigo13 or board13.
+    """
+    names = [name.strip() for name in bots.split(",") if name.strip()]
+    for name in names:
+        if name not in BOTS:
+            raise UnknownBot(f"unknown bot {name!r}; built-in bots are: {', '.join(BOTS)}")
+    if players is None:
+        players = len(names)
+    game = make_game(game_name, **game_params(players, edition, scenario))
+    if len(names) != game.players:
+        fail(f"--bots names {len(names)} bots but {game.name} is set for {game.players} players")
+
+    started = time.perf_counter()
+    if sys.stdout.isatty() and not as_json:
+        with Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=console, transient=True,
+        ) as progress:  # fmt: skip
+            task = progress.add_task(game.name, total=games)
+            results = asyncio.run(
+                play_series(game, names, games, seed, duplicate=duplicate, replays=replays,
+                            on_result=lambda _: progress.advance(task))
+            )  # fmt: skip
+    else:
+        results = asyncio.run(play_series(game, names, games, seed, duplicate=duplicate, replays=replays))
+    elapsed = time.perf_counter() - started
+    table = standings(((r.seats, r.scores, r.ranks) for r in results), lower_is_better=game.lower_is_better)
+    if as_json:
+        print(json.dumps(standings_json(game.name, game.params(), results, table, elapsed), indent=2))
+    else:
+        print_standings(game.name, game.score_name, table, len(results), elapsed)
+
+
+def standings_json(
+    game: str, params: dict[str, Any], results: list[MatchResult], table: list[Standing], elapsed: float
+) -> dict[str, Any]:
+    return {
+        "game": game,
+        "params": params,
+        "matches": len(results),
+        "seconds": round(elapsed, 3),
+        "standings": [row.to_dict() for row in table],
+    }
+
+
+def print_standings(game: str, score_name: str, table: list[Standing], matches: int, elapsed: float) -> None:
+    view = Table(title=f"{game}: {matches} matches")
+    view.add_column("#", justify="right")
+    view.add_column("bot")
+    view.add_column("games", justify="right")
+    view.add_column(f"mean {score_name} ± 95% CI", justify="right")
+    view.add_column("wins", justify="right")
+    view.add_column("mean rank", justify="right")
+    for place, row in enumerate(table, start=1):
+        view.add_row(
+            str(place), row.bot, str(row.games), f"{row.mean_score:.2f} ± {row.ci95:.2f}", str(row.wins),
+            f"{row.mean_rank:.2f}",
+        )  # fmt: skip
+    console.print(view)
+    console.print(f"{matches} matches in {elapsed:.2f} s ({matches / max(elapsed, 1e-9):.1f} matches/s)")
+
+
+def main() -> None:
+    """Entry point: one-line errors with exit code 2 for bad input, as scripts expect."""
+    try:
+        code = app.main(standalone_mode=False, prog_name="arena")
+        sys.exit(code if isinstance(code, int) else 0)
+    except click.exceptions.Abort:
+        print("arena: aborted", file=sys.stderr)
+        sys.exit(130)
+    except click.exceptions.NoArgsIsHelpError as help_page:
+        print(help_page.format_message())
+        sys.exit(0)
+    except click.ClickException as problem:
+        print(f"arena: error: {problem.format_message()}", file=sys.stderr)
+        sys.exit(2)
+    except (UsageProblem, GameError, UnknownBot) as problem:
+        print(f"arena: error: {problem}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

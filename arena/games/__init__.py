@@ -1,0 +1,32 @@
+"""Rules of every game on the arena: pure, deterministic, no I/O."""
+
+from arena.games import amigo13, friday13
+from arena.games.base import (
+    Action,
+    Game,
+    GameError,
+    IllegalAction,
+    InvalidActionText,
+    InvalidParameters,
+    Outcome,
+    State,
+    UnknownGame,
+    game_names,
+    make_game,
+)
+
+__all__ = [
+    "Action",
+    "Game",
+    "GameError",
+    "IllegalAction",
+    "InvalidActionText",
+    "InvalidParameters",
+    "Outcome",
+    "State",
+    "UnknownGame",
+    "amigo13",
+    "friday13",
+    "game_names",
+    "make_game",
+]

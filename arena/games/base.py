@@ -1,0 +1,255 @@
+"""The engine contract every game implements, and the registry of games by name.
+
+A `Game` holds rules and parameters; `Game.new_match(seed)` deals a `State`. The base `State`
+owns the guards (match over, illegal action) so that a game only writes the hooks. Nothing in
+`arena.games` does I/O: the engines are pure and deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import struct
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+REPLAY_FORMAT = "arena-replay/1"
+
+Action = int
+"""An action is a small integer id, stable across versions; `Game.action_text` names it."""
+
+
+class GameError(ValueError):
+    """Base class of every error the engines raise for bad input."""
+
+
+class IllegalAction(GameError):
+    """A well-formed action that the rules do not allow now; the message says why."""
+
+
+class InvalidActionText(GameError):
+    """Text that does not name any action of the game, e.g. `cat:3` (there is no 3)."""
+
+
+class InvalidParameters(GameError):
+    """Game parameters the rules do not support, e.g. 7 players."""
+
+
+class UnknownGame(GameError):
+    """A game name that is not registered."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Final scores and ranks of a match, seat by seat; rank 1 is best."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    termination: str = "normal"
+
+
+def ranks_from_scores(scores: Sequence[int], *, lower_is_better: bool = True) -> tuple[int, ...]:
+    """Rank 1 + the number of players strictly better, so ties share the better rank."""
+    if lower_is_better:
+        return tuple(1 + sum(other < mine for other in scores) for mine in scores)
+    return tuple(1 + sum(other > mine for other in scores) for mine in scores)
+
+
+def seed_commitment(seed: bytes) -> str:
+    """The SHA-256 of the seed bytes, published at match start and checked at the end."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def seed_from_text(text: str) -> bytes:
+    """Seed bytes from hex (as replay records store them); any other text is hashed."""
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raw = b""
+    return raw if raw else hashlib.sha256(text.encode()).digest()[:16]
+
+
+T = TypeVar("T")
+_HIGH_BYTE = b"\x3f"
+_SECOND_BYTE = bytes(0xF0 | (b & 0x0F) for b in range(256))
+
+
+class SeedStream:
+    """Deterministic draws from a seed, simple enough to re-implement in any language.
+
+    The stream is the output of SHAKE-256(seed), read front to back in 64-bit big-endian
+    words. `below(n)` takes one word: word mod n (the bias is below 2**-57). `shuffled` takes
+    one word per card and sorts the cards by (bits 8-51 of their word, card code).
+    """
+
+    __slots__ = ("_seed", "_data", "_position")
+
+    def __init__(self, seed: bytes, expected_words: int = 64) -> None:
+        self._seed = seed
+        self._data = hashlib.shake_256(seed).digest(8 * expected_words)
+        self._position = 0
+
+    def _take(self, size: int) -> bytes:
+        end = self._position + size
+        if end > len(self._data):
+            # SHAKE output is extendable: a longer digest starts with the shorter one.
+            self._data = hashlib.shake_256(self._seed).digest(2 * end)
+        chunk = self._data[self._position : end]
+        self._position = end
+        return chunk
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n)."""
+        word: int = struct.unpack(">Q", self._take(8))[0]
+        return word % n
+
+    def shuffled(self, codes: bytes) -> bytes:
+        """The card codes (each below 256) in a new uniformly random order."""
+        count = len(codes)
+        block = bytearray(self._take(8 * count))
+        # Setting a word's top 12 bits to 0x3FF makes it the double 1.(low 52 bits); with the
+        # code as its lowest byte the doubles sort by key, and sorting floats is fast in C.
+        block[0::8] = _HIGH_BYTE * count
+        block[1::8] = block[1::8].translate(_SECOND_BYTE)
+        block[7::8] = codes
+        layout = f">{count}d"
+        return struct.pack(layout, *sorted(struct.unpack(layout, block)))[7::8]
+
+    def copy(self) -> SeedStream:
+        twin = object.__new__(SeedStream)
+        twin._seed, twin._data, twin._position = self._seed, self._data, self._position
+        return twin
+
+
+G = TypeVar("G", bound="Game")
+
+
+class State(ABC, Generic[G]):
+    """One match in progress. Subclasses write the `_hooks`; the guards live here."""
+
+    game: G
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """The seat to move, or -1 when the match is over."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """Every action the current player may take, in ascending id order."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def _illegal_reason(self, action: Action) -> str | None:
+        """Why `action` is not allowed now, or None when it is."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Carry out an action already known to be legal."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome:
+        """Scores and ranks; only meaningful once the match is over."""
+
+    @abstractmethod
+    def clone(self) -> Self:
+        """An independent copy, cheap enough for search bots."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> Mapping[str, Any]:
+        """Exactly what `seat` may see now, as JSON-ready data."""
+
+    @abstractmethod
+    def public_observation(self) -> Mapping[str, Any]:
+        """What a spectator may see while the match runs: no hidden information."""
+
+    @abstractmethod
+    def record(self, seats: Sequence[str], termination: str = "normal") -> dict[str, Any]:
+        """The `arena-replay/1` record of the match so far, hidden information included."""
+
+    @abstractmethod
+    def default_action(self) -> Action:
+        """A safe move the server plays for a seat that is late, wrong or gone."""
+
+    def apply(self, action: Action) -> None:
+        """Carry out `action` for the current player, or raise IllegalAction saying why."""
+        if self.is_terminal():
+            raise IllegalAction("the match is over; no more actions are accepted")
+        reason = self._illegal_reason(action)
+        if reason is not None:
+            raise IllegalAction(reason)
+        self._apply(action)
+
+    def apply_text(self, text: str) -> Action:
+        """Parse and apply an action given in text form; returns its id."""
+        action = self.game.action_from_text(text)
+        self.apply(action)
+        return action
+
+
+class Game(ABC):
+    """Rules and parameters of one game; `new_match` deals a fresh `State`."""
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    score_name: ClassVar[str] = "penalty"
+    """What `Outcome.scores` count, for tables: penalty points in the card games."""
+    lower_is_better: ClassVar[bool] = True
+
+    players: int
+
+    @abstractmethod
+    def new_match(self, seed: bytes) -> State[Any]:
+        """A new match dealt from `seed`: the same seed always gives the same match."""
+
+    @abstractmethod
+    def params(self) -> dict[str, Any]:
+        """The parameters as stored in replay records, e.g. {"players": 4, "edition": "en"}."""
+
+    @abstractmethod
+    def action_text(self, action: Action) -> str:
+        """The readable form of an action id, e.g. `cat:5` or `friday:4>mirror`."""
+
+    @abstractmethod
+    def action_from_text(self, text: str) -> Action:
+        """The action id named by `text`; raises InvalidActionText."""
+
+    @abstractmethod
+    def replay(self, record: Mapping[str, Any]) -> State[Any]:
+        """Re-play a replay record from its seed and moves; raises GameError if it is false."""
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{key}={value!r}" for key, value in self.params().items())
+        return f"make_game({self.name!r}, {args})"
+
+
+GameFactory = Callable[..., Game]
+_REGISTRY: dict[str, GameFactory] = {}
+
+
+def register(name: str, factory: GameFactory) -> None:
+    """Make a game available by name to `make_game`, the CLI and the server."""
+    _REGISTRY[name] = factory
+
+
+def game_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def make_game(name: str, **params: Any) -> Game:
+    """The registered game `name` with `params`; raises UnknownGame or InvalidParameters."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise UnknownGame(f"unknown game {name!r}; choose one of: {known}") from None
+    accepted = inspect.signature(factory).parameters
+    for key in params:
+        if key not in accepted:
+            takes = ", ".join(accepted) or "no parameters"
+            raise InvalidParameters(f"{name} has no parameter {key!r} (it takes: {takes})")
+    return factory(**params)

@@ -1,0 +1,77 @@
+"""Many matches in this process between built-in bots: `arena play` and the strength benchmark."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.bots import make_bot
+from arena.games.base import Game
+from arena.match.runner import MatchResult, MatchRunner
+from arena.match.seats import BotSeat
+
+
+def match_seed(base: str, deal: int) -> bytes:
+    """The seed of deal number `deal` in a series started with the seed text `base`."""
+    return hashlib.sha256(f"{base}/{deal}".encode()).digest()[:16]
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One match of a series: which deal, and which bot sits in each seat."""
+
+    number: int
+    deal: int
+    seats: tuple[str, ...]
+
+
+def schedule(bots: Sequence[str], games: int, *, duplicate: bool) -> Iterator[Pairing]:
+    """The series: `games` matches, seats in the order given.
+
+    With `duplicate`, every deal is played once in each rotation of the seats, so that each bot
+    holds every hand; `games` must then be a multiple of the number of seats.
+    """
+    players = len(bots)
+    if duplicate and games % players:
+        raise ValueError(f"--duplicate plays every deal {players} times: --games must be a multiple of {players}")
+    for number in range(games):
+        if duplicate:
+            deal, rotation = divmod(number, players)
+            seats = tuple(bots[(seat + rotation) % players] for seat in range(players))
+        else:
+            deal, seats = number, tuple(bots)
+        yield Pairing(number, deal, seats)
+
+
+async def play_series(
+    game: Game,
+    bots: Sequence[str],
+    games: int,
+    seed: str,
+    *,
+    duplicate: bool = False,
+    replays: Path | None = None,
+    on_result: Callable[[MatchResult], None] | None = None,
+) -> list[MatchResult]:
+    """Play the series in this process, one match after another, and return every result."""
+    pairings = list(schedule(bots, games, duplicate=duplicate))
+    if replays is not None:
+        replays.mkdir(parents=True, exist_ok=True)
+    results = []
+    for pairing in pairings:
+        seats = [
+            BotSeat(name, lambda g, s, name=name, pairing=pairing: make_bot(name, g, s, seed=pairing.number * 16 + s))
+            for name in pairing.seats
+        ]
+        runner = MatchRunner(game, seats, match_seed(seed, pairing.deal), match_id=f"{seed}-{pairing.number}")
+        result = await runner.run()
+        if replays is not None:
+            path = replays / f"{game.name}-{pairing.number:05d}.json"
+            path.write_text(json.dumps(result.record, indent=1) + "\n")
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results

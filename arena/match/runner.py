@@ -1,0 +1,202 @@
+"""The match runner: one authoritative match, its clocks, strikes and forfeits.
+
+It knows no transport: it talks to each player through a `Seat`, so `arena play` and the
+server run matches with the same code. Policy, as docs/PROTOCOL.md states it for bot authors:
+a late or illegal answer is a strike, the seat is told why, and the server plays the engine's
+safe default move for it; the third strike, or a seat that is gone, forfeits the match: the
+seat plays on with default moves and is ranked last. Nobody waits longer than the clock allows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from arena.games.base import Action, Game, IllegalAction, State, ranks_from_scores, seed_commitment
+from arena.match.seats import (
+    Clock,
+    MatchEnd,
+    MatchInfo,
+    MoveRequest,
+    Seat,
+    SeatFailure,
+    SeatGone,
+    SeatTimeout,
+    seat_names,
+)
+
+MAX_STRIKES = 3
+
+MoveListener = Callable[[int, Action, State[Any]], Awaitable[None]]
+"""Called after every move with (seat, action, state): event streams and live watchers."""
+
+
+@dataclass
+class SeatRecord:
+    """How one seat fared: strikes, whether it forfeited, how long it thought."""
+
+    strikes: int = 0
+    forfeited: bool = False
+    moves: int = 0
+    thinking: float = 0.0
+    bank: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    match_id: str
+    game: str
+    seats: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    termination: str
+    forfeited: tuple[int, ...]
+    seat_records: tuple[SeatRecord, ...]
+    state: State[Any]
+
+    @cached_property
+    def record(self) -> dict[str, Any]:
+        """The `arena-replay/1` record, built on first use (it re-plays the match)."""
+        record = self.state.record(self.seats, self.termination)
+        record["ranks"] = list(self.ranks)
+        record["forfeited"] = list(self.forfeited)
+        return record
+
+
+def final_ranks(scores: Sequence[int], forfeited: Sequence[int], *, lower_is_better: bool = True) -> tuple[int, ...]:
+    """Ranks by score among the seats that finished; every forfeited seat shares the last rank."""
+    playing = [seat for seat in range(len(scores)) if seat not in forfeited]
+    among = ranks_from_scores([scores[seat] for seat in playing], lower_is_better=lower_is_better)
+    ranks = [1 + len(playing)] * len(scores)
+    for seat, rank in zip(playing, among, strict=True):
+        ranks[seat] = rank
+    return tuple(ranks)
+
+
+class MatchRunner:
+    """Runs one match to its end. Create one per match."""
+
+    def __init__(
+        self,
+        game: Game,
+        seats: Sequence[Seat],
+        seed: bytes,
+        *,
+        match_id: str = "",
+        clock: Clock | None = None,
+        on_move: MoveListener | None = None,
+    ) -> None:
+        if len(seats) != game.players:
+            raise ValueError(f"{game.name} with {game.players} players needs {game.players} seats, not {len(seats)}")
+        self.game = game
+        self.seats = list(seats)
+        self.seed = seed
+        self.match_id = match_id
+        self.clock = clock or Clock()
+        self.on_move = on_move
+        self.state: State[Any] = game.new_match(seed)
+        self.records = [SeatRecord(bank=self.clock.bank) for _ in seats]
+        self._request_id = 0
+
+    async def run(self, replayed: Sequence[Action] = ()) -> MatchResult:
+        """Play the match to its end; `replayed` actions (from an event stream) are re-applied first."""
+        state = self.state
+        for action in replayed:
+            state.apply(action)
+        names = seat_names(self.seats)
+        commitment = seed_commitment(self.seed)
+        await asyncio.gather(
+            *(
+                seat.start(MatchInfo(self.match_id, self.game, index, names, commitment, self.clock))
+                for index, seat in enumerate(self.seats)
+            )
+        )
+        while not state.is_terminal():
+            seat = state.current_player()
+            action = await self._next_action(seat)
+            state.apply(action)
+            self.records[seat].moves += 1
+            if self.on_move is not None:
+                await self.on_move(seat, action, state)
+        return await self._finish()
+
+    async def _next_action(self, seat: int) -> Action:
+        record = self.records[seat]
+        state = self.state
+        if record.forfeited:
+            return state.default_action()
+        self._request_id += 1
+        player = self.seats[seat]
+        move = MoveRequest(self._request_id, state, seat, self.clock.per_move + record.bank)
+        if not player.timed:
+            # In-process bots answer synchronously; trusting them keeps `arena play` fast.
+            return await player.request(move)
+        started = time.perf_counter()
+        try:
+            action = await asyncio.wait_for(player.request(move), move.time_left)
+        except (TimeoutError, SeatTimeout):
+            record.bank = 0.0
+            return await self._strike(seat, move, f"no answer within {move.time_left:.3f} s")
+        except SeatGone as gone:
+            self._forfeit(seat, str(gone))
+            return state.default_action()
+        except SeatFailure as failure:
+            return await self._strike(seat, move, str(failure))
+        elapsed = time.perf_counter() - started
+        record.thinking += elapsed
+        record.bank = max(0.0, record.bank - max(0.0, elapsed - self.clock.per_move))
+        if action not in move.legal_actions:
+            try:
+                reason = f"illegal action {self.game.action_text(action)}"
+                state.clone().apply(action)
+            except IllegalAction as illegal:
+                reason = f"illegal action: {illegal}"
+            except Exception:
+                reason = f"{action!r} is not an action of {self.game.name}"
+            return await self._strike(seat, move, reason)
+        return action
+
+    async def _strike(self, seat: int, move: MoveRequest, reason: str) -> Action:
+        record = self.records[seat]
+        record.strikes += 1
+        default = self.state.default_action()
+        message = f"strike {record.strikes} of {MAX_STRIKES}: {reason}; played {self.game.action_text(default)} for you"
+        record.errors.append(message)
+        if record.strikes >= MAX_STRIKES:
+            self._forfeit(seat, f"{MAX_STRIKES} strikes")
+        try:
+            await self.seats[seat].reject(move, message)
+        except SeatFailure:
+            self._forfeit(seat, "gone")
+        return default
+
+    def _forfeit(self, seat: int, why: str) -> None:
+        record = self.records[seat]
+        if not record.forfeited:
+            record.forfeited = True
+            record.errors.append(f"forfeited: {why}")
+
+    async def _finish(self) -> MatchResult:
+        outcome = self.state.outcome()
+        forfeited = tuple(seat for seat, record in enumerate(self.records) if record.forfeited)
+        termination = "forfeit" if forfeited else outcome.termination
+        ranks = final_ranks(outcome.scores, forfeited, lower_is_better=self.game.lower_is_better)
+        names = seat_names(self.seats)
+        end = MatchEnd(self.match_id, outcome.scores, ranks, termination, self.seed, forfeited)
+        await asyncio.gather(*(seat.end(end) for seat in self.seats), return_exceptions=True)
+        return MatchResult(
+            match_id=self.match_id,
+            game=self.game.name,
+            seats=names,
+            scores=outcome.scores,
+            ranks=ranks,
+            termination=termination,
+            forfeited=forfeited,
+            seat_records=tuple(self.records),
+            state=self.state,
+        )
