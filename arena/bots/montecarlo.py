@@ -1,37 +1,46 @@
-"""Determinized Monte Carlo search: sample the hidden cards, play each move out, keep the best.
+"""Determinized Monte Carlo search: sample what is hidden, play each move out, keep the best.
 
-For every sample of the hidden hands (consistent with everything the seat has seen), every
-legal action is tried on the same sample and the round is played out with the engine itself;
-the action with the lowest total penalty for this seat wins. Trying all actions on the same
-samples compares them under equal luck, which needs far fewer playouts.
+For every sample of the hidden information (consistent with everything the seat has seen),
+every legal action is tried on the same sample and played out with the engine itself; the
+action with the lowest total loss wins. Trying all actions on the same samples compares them
+under equal luck, which needs far fewer playouts.
 
-Playouts follow a cheap greedy policy (the highest card that stays under the limit, else the
-smallest pile) with some random moves: futures in which everybody plays uniformly at random
-are too unlike real games to rank moves well.
+What is particular to a game family (how to sample, how to play out, what counts as a loss)
+is a `SearchModel`, found in `MODELS` by the game's class.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from arena.bots.base import Bot, Turn
-from arena.games.base import Action, Game
+from arena.games.base import Action, Game, State
 from arena.games.cards import LIMIT, WILD, CardGame, CardObservation, CardState
 
 DEFAULT_TIME_LIMIT = 0.05
 """Seconds of search per move at most."""
 DEFAULT_SAMPLES = 120
-"""Samples of the hidden cards per move at most; with this cap reached first, play is repeatable."""
-EXPLORATION = 0.2
-"""The share of playout moves chosen uniformly at random instead of greedily."""
+"""Samples per move at most; when this cap is reached before the time limit, play is repeatable."""
+
+
+class SearchModel(Protocol):
+    def sample(self, observation: Any, rng: random.Random) -> State[Any]:
+        """A full state consistent with the observation, hidden parts drawn at random."""
+
+    def playout(self, state: State[Any], rng: random.Random) -> None:
+        """Play `state` on to the end of the search horizon."""
+
+    def loss(self, state: State[Any], seat: int) -> float:
+        """How bad the played-out `state` is for `seat`; lower is better."""
 
 
 class MonteCarloBot(Bot):
     name = "mc"
-    description = "determinized Monte Carlo: samples hidden hands, plays every move out with the engine"
+    description = "determinized Monte Carlo: samples the hidden cards, plays every move out with the engine"
 
     def __init__(
         self,
@@ -43,43 +52,61 @@ class MonteCarloBot(Bot):
         samples: int = DEFAULT_SAMPLES,
     ) -> None:
         super().__init__(game, seat, seed)
-        if not isinstance(game, CardGame):
+        for family, make_model in MODELS.items():
+            if isinstance(game, family):
+                self.model = make_model(game)
+                break
+        else:
             raise ValueError(f"the mc bot does not play {game.name}")
-        self.card_game: CardGame = game
         self.time_limit = time_limit
         self.samples = samples
-        self._deck = Counter(game.rules.deck)
 
     def act(self, turn: Turn) -> Action:
         legal = list(turn.legal_actions)
         if len(legal) == 1:
             return legal[0]
-        obs: CardObservation = turn.observation
+        observation = turn.observation
+        model, rng, seat = self.model, self.rng, self.seat
         deadline = time.perf_counter() + self.time_limit
-        totals = dict.fromkeys(legal, 0)
-        rng = self.rng
-        seat = self.seat
+        totals = dict.fromkeys(legal, 0.0)
         samples = 0
         while samples < self.samples and (samples == 0 or time.perf_counter() < deadline):
-            sample = self.determinize(obs)
+            sample = model.sample(observation, rng)
             for action in legal:
                 trial = sample.clone()
                 trial.apply(action)
-                greedy_playout(trial, rng.random)
-                totals[action] += trial.penalties[-1][seat]
+                model.playout(trial, rng)
+                totals[action] += model.loss(trial, seat)
             samples += 1
         return min(legal, key=lambda action: (totals[action], action))
 
-    def determinize(self, obs: CardObservation) -> CardState:
-        """A state of this round only, with the unseen cards dealt at random to where they hide."""
-        unseen = self._deck.copy()
+
+class CardSearch:
+    """Friday the 13th and 13: deal the unseen cards at random, play out the current round.
+
+    Playouts follow a cheap greedy policy (the highest card that stays under the limit, else
+    the smallest pile) with some random moves: futures in which everybody plays uniformly at
+    random are too unlike real games to rank moves well.
+    """
+
+    exploration = 0.2
+    """The share of playout moves chosen uniformly at random instead of greedily."""
+
+    def __init__(self, game: CardGame) -> None:
+        self.game = game
+        self.deck = Counter(game.rules.deck)
+
+    def sample(self, observation: CardObservation, rng: random.Random) -> CardState:
+        """A state of this round only, the unseen cards dealt at random to where they hide."""
+        obs = observation
+        unseen = self.deck.copy()
         unseen.subtract(obs.hand)
         for pile in obs.piles:
             unseen.subtract(pile)
         for taken in obs.collected:
             unseen.subtract(taken)
         hidden: list[int] = list(unseen.elements())
-        self.rng.shuffle(hidden)
+        rng.shuffle(hidden)
         hands: list[Any] = []
         position = 0
         for seat, size in enumerate(obs.hand_sizes):
@@ -90,15 +117,21 @@ class MonteCarloBot(Bot):
                 position += size
         dummy = hidden[position : position + obs.dummy_size]
         draw = hidden[position + obs.dummy_size :]
-        return CardState.from_observation(self.card_game, obs, hands, dummy, draw, this_round_only=True)
+        return CardState.from_observation(self.game, obs, hands, dummy, draw, this_round_only=True)
+
+    def playout(self, state: CardState, rng: random.Random) -> None:  # type: ignore[override]
+        greedy_playout(state, rng.random, self.exploration)
+
+    def loss(self, state: CardState, seat: int) -> float:  # type: ignore[override]
+        return state.penalties[-1][seat]
 
 
-def greedy_playout(state: CardState, rand: Callable[[], float]) -> None:
+def greedy_playout(state: CardState, rand: Callable[[], float], exploration: float) -> None:
     """Play `state` to its end: mostly the greedy move, sometimes a random one."""
     while state.turn >= 0:
         hand = state.hands[state.turn]
         totals = state.totals
-        if rand() < EXPLORATION:
+        if rand() < exploration:
             spin = rand() * len(hand)
             code = hand[int(spin)]
             pile = code >> 3
@@ -119,3 +152,7 @@ def greedy_playout(state: CardState, rand: Callable[[], float]) -> None:
                 if key < best:
                     best, code, pile = key, card, target
         state.apply(code * 3 + pile)
+
+
+MODELS: dict[type[Game], Callable[[Any], SearchModel]] = {CardGame: CardSearch}
+"""The search model of each game family, found by the game's class."""
