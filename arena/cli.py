@@ -16,7 +16,7 @@ from rich.table import Table
 
 from arena.bots import BOTS, UnknownBot
 from arena.games import GameError, make_game
-from arena.match.local import play_series
+from arena.match.local import play_series, schedule
 from arena.match.runner import MatchResult
 from arena.standings import Standing, standings
 
@@ -57,7 +57,9 @@ def game_params(players: int | None, edition: str | None, scenario: str | None) 
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Number of matches.")
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option("--duplicate", is_flag=True, help="Play every deal in every seat rotation.")
-@click.option("--replays", type=click.Path(file_okay=False, path_type=Path), help="Write one replay JSON file per match here.")
+@click.option(
+    "--replays", type=click.Path(file_okay=False, path_type=Path), help="Write one replay JSON file per match here."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
 def play(
     game_name: str,
@@ -84,6 +86,10 @@ def play(
     game = make_game(game_name, **game_params(players, edition, scenario))
     if len(names) != game.players:
         fail(f"--bots names {len(names)} bots but {game.name} is set for {game.players} players")
+    try:
+        pairings = list(schedule(names, games, duplicate=duplicate))
+    except ValueError as problem:
+        fail(str(problem))
 
     started = time.perf_counter()
     if sys.stdout.isatty() and not as_json:
@@ -93,11 +99,10 @@ def play(
         ) as progress:  # fmt: skip
             task = progress.add_task(game.name, total=games)
             results = asyncio.run(
-                play_series(game, names, games, seed, duplicate=duplicate, replays=replays,
-                            on_result=lambda _: progress.advance(task))
+                play_series(game, pairings, seed, replays=replays, on_result=lambda _: progress.advance(task))
             )  # fmt: skip
     else:
-        results = asyncio.run(play_series(game, names, games, seed, duplicate=duplicate, replays=replays))
+        results = asyncio.run(play_series(game, pairings, seed, replays=replays))
     elapsed = time.perf_counter() - started
     table = standings(((r.seats, r.scores, r.ranks) for r in results), lower_is_better=game.lower_is_better)
     if as_json:

@@ -57,7 +57,9 @@ def _finite(value: float) -> float | None:
     return None if math.isnan(value) else round(value, 4)
 
 
-def standings(results: Iterable[tuple[Sequence[str], Sequence[int], Sequence[int]]], *, lower_is_better: bool = True) -> list[Standing]:
+def standings(
+    results: Iterable[tuple[Sequence[str], Sequence[int], Sequence[int]]], *, lower_is_better: bool = True
+) -> list[Standing]:
     """Standings from (seat names, scores, ranks) per match, best mean score first.
 
     A bot that sits in several seats of a match counts once per seat.

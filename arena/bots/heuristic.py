@@ -42,7 +42,7 @@ def card_policy(obs: CardObservation, legal: Sequence[Action]) -> Action:
     return min(legal, key=key)
 
 
-POLICIES: dict[type[Game], Policy] = {CardGame: card_policy}
+POLICIES: dict[type, Policy] = {CardGame: card_policy}
 """The rule-based policy of each game family, found by the game's class."""
 
 

@@ -31,10 +31,11 @@ class SearchModel(Protocol):
     def sample(self, observation: Any, rng: random.Random) -> State[Any]:
         """A full state consistent with the observation, hidden parts drawn at random."""
 
-    def playout(self, state: State[Any], rng: random.Random) -> None:
+    # The state parameters are Any: each model takes its own family's State subclass.
+    def playout(self, state: Any, rng: random.Random) -> None:
         """Play `state` on to the end of the search horizon."""
 
-    def loss(self, state: State[Any], seat: int) -> float:
+    def loss(self, state: Any, seat: int) -> float:
         """How bad the played-out `state` is for `seat`; lower is better."""
 
 
@@ -119,10 +120,10 @@ class CardSearch:
         draw = hidden[position + obs.dummy_size :]
         return CardState.from_observation(self.game, obs, hands, dummy, draw, this_round_only=True)
 
-    def playout(self, state: CardState, rng: random.Random) -> None:  # type: ignore[override]
+    def playout(self, state: CardState, rng: random.Random) -> None:
         greedy_playout(state, rng.random, self.exploration)
 
-    def loss(self, state: CardState, seat: int) -> float:  # type: ignore[override]
+    def loss(self, state: CardState, seat: int) -> float:
         return state.penalties[-1][seat]
 
 
@@ -145,14 +146,12 @@ def greedy_playout(state: CardState, rand: Callable[[], float], exploration: flo
                 target = card >> 3
                 if target == WILD:
                     target = lowest
-                if totals[target] + value <= LIMIT:
-                    key = -value
-                else:
-                    key = 100 + 8 * len(state.piles[target]) + value
+                # Safe cards rank by value, highest first; then piles by size, smallest first.
+                key = -value if totals[target] + value <= LIMIT else 100 + 8 * len(state.piles[target]) + value
                 if key < best:
                     best, code, pile = key, card, target
         state.apply(code * 3 + pile)
 
 
-MODELS: dict[type[Game], Callable[[Any], SearchModel]] = {CardGame: CardSearch}
+MODELS: dict[type, Callable[[Any], SearchModel]] = {CardGame: CardSearch}
 """The search model of each game family, found by the game's class."""

@@ -13,12 +13,20 @@ import struct
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 REPLAY_FORMAT = "arena-replay/1"
 
 Action = int
 """An action is a small integer id, stable across versions; `Game.action_text` names it."""
+
+
+class Observation(Protocol):
+    """What a seat (or a spectator) sees; each game has its own frozen dataclass."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data, with cards and actions in text form."""
+        ...
 
 
 class GameError(ValueError):
@@ -159,11 +167,11 @@ class State(ABC, Generic[G]):
         """An independent copy, cheap enough for search bots."""
 
     @abstractmethod
-    def observation(self, seat: int) -> Mapping[str, Any]:
-        """Exactly what `seat` may see now, as JSON-ready data."""
+    def observation(self, seat: int) -> Observation:
+        """Exactly what `seat` may see now."""
 
     @abstractmethod
-    def public_observation(self) -> Mapping[str, Any]:
+    def public_observation(self) -> Observation:
         """What a spectator may see while the match runs: no hidden information."""
 
     @abstractmethod
@@ -174,11 +182,17 @@ class State(ABC, Generic[G]):
     def default_action(self) -> Action:
         """A safe move the server plays for a seat that is late, wrong or gone."""
 
+    def why_illegal(self, action: Action) -> str | None:
+        """Why `action` may not be played now, in a sentence; None when it may."""
+        if self.is_terminal():
+            return "the match is over; no more actions are accepted"
+        if not isinstance(action, int) or isinstance(action, bool):
+            return f"{action!r} is not an action id"
+        return self._illegal_reason(action)
+
     def apply(self, action: Action) -> None:
         """Carry out `action` for the current player, or raise IllegalAction saying why."""
-        if self.is_terminal():
-            raise IllegalAction("the match is over; no more actions are accepted")
-        reason = self._illegal_reason(action)
+        reason = self.why_illegal(action)
         if reason is not None:
             raise IllegalAction(reason)
         self._apply(action)

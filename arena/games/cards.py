@@ -125,7 +125,9 @@ class CardGame(Game):
         pile = self._suit_index.get(pile_part.strip())
         if pile is None or pile == WILD:
             piles = "|".join(self.rules.suits[:3])
-            raise InvalidActionText(f"{text!r}: name the pile for a {self.rules.suits[WILD]} card, e.g. {card_part.strip()}>{piles}")
+            raise InvalidActionText(
+                f"{text!r}: name the pile for a {self.rules.suits[WILD]} card, e.g. {card_part.strip()}>{piles}"
+            )
         return code * 3 + pile
 
     def all_actions(self) -> list[Action]:
@@ -418,8 +420,8 @@ class CardState(State[CardGame]):
         return actions
 
     def _illegal_reason(self, action: Action) -> str | None:
-        if not isinstance(action, int) or not 0 <= action < 96:
-            return f"{action!r} is not an action id of {self.game.name}"
+        if not 0 <= action < 96:
+            return f"{action} is not an action id of {self.game.name}"
         code, pile = divmod(action, 3)
         suit = code >> 3
         if code not in self.hands[self.turn]:
@@ -617,4 +619,3 @@ def check_players(name: str, players: int) -> int:
     if not isinstance(players, int) or isinstance(players, bool) or not 3 <= players <= 6:
         raise InvalidParameters(f"{name} is for 3 to 6 players, not {players!r}")
     return players
-

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from arena.bots import make_bot
+from arena.bots import Bot, make_bot
 from arena.games.base import Game
 from arena.match.runner import MatchResult, MatchRunner
 from arena.match.seats import BotSeat
@@ -46,26 +47,25 @@ def schedule(bots: Sequence[str], games: int, *, duplicate: bool) -> Iterator[Pa
         yield Pairing(number, deal, seats)
 
 
+def _builtin(name: str, number: int, game: Game, seat: int) -> Bot:
+    """A built-in bot whose random choices depend on the match number and the seat."""
+    return make_bot(name, game, seat, seed=number * 16 + seat)
+
+
 async def play_series(
     game: Game,
-    bots: Sequence[str],
-    games: int,
+    pairings: Iterable[Pairing],
     seed: str,
     *,
-    duplicate: bool = False,
     replays: Path | None = None,
     on_result: Callable[[MatchResult], None] | None = None,
 ) -> list[MatchResult]:
-    """Play the series in this process, one match after another, and return every result."""
-    pairings = list(schedule(bots, games, duplicate=duplicate))
+    """Play the matches in this process, one after another, and return every result."""
     if replays is not None:
         replays.mkdir(parents=True, exist_ok=True)
     results = []
     for pairing in pairings:
-        seats = [
-            BotSeat(name, lambda g, s, name=name, pairing=pairing: make_bot(name, g, s, seed=pairing.number * 16 + s))
-            for name in pairing.seats
-        ]
+        seats = [BotSeat(name, partial(_builtin, name, pairing.number)) for name in pairing.seats]
         runner = MatchRunner(game, seats, match_seed(seed, pairing.deal), match_id=f"{seed}-{pairing.number}")
         result = await runner.run()
         if replays is not None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from arena.games.base import Action, Game, IllegalAction, State, ranks_from_scores, seed_commitment
+from arena.games.base import Action, Game, State, ranks_from_scores, seed_commitment
 from arena.match.seats import (
     Clock,
     MatchEnd,
@@ -151,14 +151,8 @@ class MatchRunner:
         record.thinking += elapsed
         record.bank = max(0.0, record.bank - max(0.0, elapsed - self.clock.per_move))
         if action not in move.legal_actions:
-            try:
-                reason = f"illegal action {self.game.action_text(action)}"
-                state.clone().apply(action)
-            except IllegalAction as illegal:
-                reason = f"illegal action: {illegal}"
-            except Exception:
-                reason = f"{action!r} is not an action of {self.game.name}"
-            return await self._strike(seat, move, reason)
+            why = state.why_illegal(action) or "not among the legal actions sent"
+            return await self._strike(seat, move, f"illegal action: {why}")
         return action
 
     async def _strike(self, seat: int, move: MoveRequest, reason: str) -> Action:

@@ -1,0 +1,84 @@
+"""`arena play` as a user runs it: a real process, its output and its exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.games import make_game
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_play_prints_standings_as_json_and_writes_replays_that_verify(tmp_path: Path) -> None:
+    done = arena(
+        "play", "friday13", "--bots", "heuristic,random,random", "--games", "6", "--duplicate",
+        "--seed", "cli", "--replays", str(tmp_path), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["matches"] == 6
+    rows = {row["bot"]: row for row in report["standings"]}
+    assert rows["heuristic"]["games"] == 6
+    assert rows["random"]["games"] == 12
+    assert set(rows["random"]) == {"bot", "games", "mean_score", "ci95", "wins", "mean_rank"}
+    files = sorted(tmp_path.glob("*.json"))
+    assert len(files) == 6
+    game = make_game("friday13", players=3)
+    records = [json.loads(path.read_text()) for path in files]
+    for record in records:
+        game.replay(record)
+    assert len({record["seed"] for record in records}) == 2, "six duplicate matches play two deals"
+    heuristic_seats = {record["seats"].index("heuristic") for record in records}
+    assert heuristic_seats == {0, 1, 2}
+
+
+def test_play_is_repeatable_for_a_seed() -> None:
+    runs = [
+        arena("play", "amigo13", "--bots", "random,heuristic,random", "--games", "3", "--seed", "x", "--json")
+        for _ in range(2)
+    ]
+    first, second = (json.loads(run.stdout)["standings"] for run in runs)
+    assert first == second
+
+
+def test_play_prints_a_table_for_people() -> None:
+    done = arena("play", "friday13", "--bots", "random,random,random,random", "--games", "4")
+    assert done.returncode == 0, done.stderr
+    assert "mean penalty ± 95% CI" in done.stdout
+    assert "4 matches in" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "chess", "--bots", "random,random,random"], "unknown game 'chess'"),
+        (["play", "friday13", "--bots", "random,deep-blue,random"], "unknown bot 'deep-blue'"),
+        (["play", "friday13", "--bots", "random,random,random,random", "--players", "3"], "--bots names 4 bots"),
+        (["play", "friday13", "--bots", "random,random"], "friday13 is for 3 to 6 players, not 2"),
+        (["play", "friday13", "--bots", ",".join(["random"] * 7)], "friday13 is for 3 to 6 players, not 7"),
+        (["play", "friday13", "--bots", "random,random,random", "--edition", "fr"], "editions en and de, not 'fr'"),
+        (
+            ["play", "amigo13", "--bots", "random,random,random", "--edition", "de"],
+            "amigo13 has no parameter 'edition'",
+        ),
+        (["play", "friday13", "--bots", "random,random,random", "--games", "4", "--duplicate"], "multiple of 3"),
+        (["play", "friday13", "--bots", "random,random,random", "--games", "zero"], "--games"),
+        (["play", "friday13"], "--bots"),
+    ],
+)
+def test_bad_arguments_end_with_one_line_and_exit_code_2(args: list[str], message: str) -> None:
+    done = arena(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("arena: error: ")
+    assert message in lines[0]
