@@ -1,6 +1,6 @@
 """Rules of every game on the arena: pure, deterministic, no I/O."""
 
-from arena.games import amigo13, friday13
+from arena.games import amigo13, board13, friday13
 from arena.games.base import (
     Action,
     Game,
@@ -26,6 +26,7 @@ __all__ = [
     "State",
     "UnknownGame",
     "amigo13",
+    "board13",
     "friday13",
     "game_names",
     "make_game",
