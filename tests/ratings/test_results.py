@@ -1,0 +1,174 @@
+"""Results applied to ratings: policy, exactly once, recompute, history, stored forms."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.games import make_game
+from arena.match.runner import MatchResult
+from arena.ratings import (
+    BotRating,
+    HistoryEntry,
+    RatingBook,
+    RatingError,
+    RatingModel,
+    ResultRecord,
+    apply_result,
+    recompute,
+)
+
+MODEL = RatingModel()
+
+
+def result(match_id: str, seats: tuple[str, ...], ranks: tuple[int, ...], **extra: object) -> ResultRecord:
+    return ResultRecord(match_id, seats, scores=tuple(10 * rank for rank in ranks), ranks=ranks, **extra)  # type: ignore[arg-type]
+
+
+def test_first_result_rates_newcomers_from_the_initial_rating() -> None:
+    update = apply_result({}, result("m1", ("a", "b", "c"), (1, 2, 3)), MODEL)
+    rows = {row.bot: row for row in update.ratings}
+    assert update.rated
+    assert rows["a"].mu > MODEL.mu > rows["c"].mu
+    assert all(row.games == 1 and row.sigma < MODEL.sigma for row in rows.values())
+    assert [entry.bot for entry in update.history] == ["a", "b", "c"]
+    assert update.history[0].mu == rows["a"].mu
+
+
+def test_aborted_match_is_not_rated_but_is_marked_applied() -> None:
+    book = RatingBook(MODEL)
+    update = book.apply(result("m1", ("a", "b"), (1, 2), termination="aborted"))
+    assert update is not None
+    assert not update.rated and "aborted" in update.skipped
+    assert update.ratings == () and update.history == ()
+    assert book.ratings == {} and book.applied == {"m1"}
+
+
+def test_forfeiter_ranked_last_loses_mu() -> None:
+    update = apply_result({}, result("m1", ("a", "b", "c"), (1, 2, 3), termination="forfeit", forfeited=(2,)), MODEL)
+    rows = {row.bot: row for row in update.ratings}
+    assert rows["c"].mu < MODEL.mu
+
+
+def test_forfeiter_must_be_ranked_below_the_finishers() -> None:
+    with pytest.raises(RatingError, match="forfeited seat must be ranked below"):
+        result("m1", ("a", "b", "c"), (1, 3, 2), termination="forfeit", forfeited=(0,))
+
+
+def test_same_result_delivered_twice_changes_ratings_once() -> None:
+    book = RatingBook(MODEL)
+    first = result("m1", ("a", "b", "c", "d"), (1, 2, 3, 4))
+    assert book.apply(first) is not None
+    after_once = dict(book.ratings)
+    assert book.apply(first) is None
+    assert book.ratings == after_once
+    assert len(book.history) == 4
+
+
+def test_node_dying_between_computing_and_writing_loses_nothing_and_counts_once() -> None:
+    """A node computes an update and dies before its transaction; another node gets the result again."""
+    book = RatingBook(MODEL)
+    book.apply(result("m0", ("a", "b"), (2, 1)))
+    pending = result("m1", ("a", "b"), (1, 2))
+    lost = apply_result(book.ratings, pending, MODEL)  # computed, never written
+    assert book.ratings["a"].games == 1
+    redelivered = book.apply(pending)
+    assert redelivered == lost
+    assert book.apply(pending) is None
+    assert book.ratings["a"].games == 2
+
+
+def test_bot_in_two_seats_gets_one_game_and_the_mean_change() -> None:
+    update = apply_result({}, result("m1", ("a", "b", "a"), (1, 2, 3)), MODEL)
+    rows = {row.bot: row for row in update.ratings}
+    separate = MODEL.rate([MODEL.initial()] * 3, [1, 2, 3])
+    assert rows["a"].games == 1
+    assert rows["a"].mu == pytest.approx((separate[0].mu + separate[2].mu) / 2)
+    assert rows["a"].sigma == pytest.approx((separate[0].sigma + separate[2].sigma) / 2)
+    assert len(update.history) == 2
+
+
+def test_bot_playing_only_itself_is_not_rated() -> None:
+    assert not apply_result({}, result("m1", ("a", "a"), (1, 2)), MODEL).rated
+
+
+names = st.sampled_from(["ann", "bob", "cy", "dee", "eve", "fay"])
+
+
+@st.composite
+def results(draw: st.DrawFn) -> list[ResultRecord]:
+    out = []
+    for number in range(draw(st.integers(1, 12))):
+        seats = tuple(draw(st.lists(names, min_size=2, max_size=5, unique=True)))
+        ranks = tuple(draw(st.lists(st.integers(1, len(seats)), min_size=len(seats), max_size=len(seats))))
+        termination = draw(st.sampled_from(["normal", "normal", "aborted"]))
+        out.append(result(f"m{number}", seats, ranks, termination=termination, finished_at=float(number)))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(results())
+def test_recompute_equals_sequential_application(stored: list[ResultRecord]) -> None:
+    current: dict[str, BotRating] = {}
+    history: list[HistoryEntry] = []
+    for record in stored:
+        update = apply_result(current, record, MODEL)
+        current.update((row.bot, row) for row in update.ratings)
+        history.extend(update.history)
+    book = recompute(stored + stored[:3], MODEL)
+    assert book.ratings == current
+    assert book.history == history
+    assert book.applied == {record.match_id for record in stored}
+
+
+def test_recompute_with_other_parameters_changes_the_ratings() -> None:
+    stored = [result(f"m{i}", ("a", "b", "c"), (1, 2, 3)) for i in range(5)]
+    default = recompute(stored, MODEL)
+    wide = recompute(stored, RatingModel(beta=8.0))
+    assert wide.ratings["a"].mu != default.ratings["a"].mu
+    assert [row.bot for row in default.leaderboard()] == ["a", "b", "c"]
+
+
+def test_result_record_round_trips_through_json_and_from_a_match_result() -> None:
+    record = result("m1", ("a", "b", "c"), (1, 3, 2), termination="forfeit", forfeited=(1,), finished_at=12.5)
+    assert ResultRecord.from_dict(json.loads(json.dumps(record.to_dict()))) == record
+    game = make_game("friday13", players=3)
+    match = MatchResult(
+        "m1", "friday13", ("a", "b", "c"), (10, 30, 20), (1, 3, 2), "forfeit", (1,), (), game.new_match(b"s")
+    )
+    assert ResultRecord.from_match(match, finished_at=12.5) == record
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"seats": ["a"], "scores": [1], "ranks": [1]}, "lacks 'match_id'"),
+        ({"match_id": "m", "seats": ["a", "b"], "scores": [1], "ranks": [1, 2]}, "2 seats need 2 scores"),
+        ({"match_id": "m", "seats": ["a", "b"], "scores": [1, 2], "ranks": [1, 3]}, "ranks must be whole numbers"),
+        (
+            {"match_id": "m", "seats": ["a", "b"], "scores": [1, 2], "ranks": [1, 2], "termination": "x"},
+            "unknown termination",
+        ),
+        (
+            {"match_id": "m", "seats": ["a", "b"], "scores": [1, 2], "ranks": [1, 2], "termination": "forfeit"},
+            "must name",
+        ),
+        ({"match_id": "m", "seats": 5, "scores": [1, 2], "ranks": [1, 2]}, "malformed"),
+    ],
+)
+def test_bad_stored_results_give_one_line_errors(data: dict[str, object], message: str) -> None:
+    with pytest.raises(RatingError, match=message) as error:
+        ResultRecord.from_dict(data)
+    assert "\n" not in str(error.value)
+
+
+def test_bot_rating_reads_redis_text_fields() -> None:
+    row = BotRating.from_dict("a", {"mu": "26.5", "sigma": "3.0", "games": "7"})
+    assert row == BotRating("a", 26.5, 3.0, 7)
+    assert row.conservative == 17.5
+    assert BotRating.from_dict("a", row.to_dict()) == row
+    with pytest.raises(RatingError, match="lacks 'sigma'"):
+        BotRating.from_dict("a", {"mu": "1"})
