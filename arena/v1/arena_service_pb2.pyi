@@ -1,0 +1,156 @@
+from arena.v1 import messages_pb2 as _messages_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateOwnerRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class CreateOwnerResponse(_message.Message):
+    __slots__ = ("name", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class RegisterBotRequest(_message.Message):
+    __slots__ = ("name", "games", "language", "description")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    games: _containers.RepeatedScalarFieldContainer[str]
+    language: str
+    description: str
+    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., language: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class RegisterBotResponse(_message.Message):
+    __slots__ = ("bot", "token")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    bot: BotInfo
+    token: str
+    def __init__(self, bot: _Optional[_Union[BotInfo, _Mapping]] = ..., token: _Optional[str] = ...) -> None: ...
+
+class RotateBotTokenRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RotateBotTokenResponse(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class BotInfo(_message.Message):
+    __slots__ = ("name", "owner", "kind", "language", "games", "description", "created_ms", "connected")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_MS_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    owner: str
+    kind: str
+    language: str
+    games: _containers.RepeatedScalarFieldContainer[str]
+    description: str
+    created_ms: int
+    connected: bool
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., kind: _Optional[str] = ..., language: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., created_ms: _Optional[int] = ..., connected: _Optional[bool] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("owner",)
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    owner: str
+    def __init__(self, owner: _Optional[str] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[BotInfo]
+    def __init__(self, bots: _Optional[_Iterable[_Union[BotInfo, _Mapping]]] = ...) -> None: ...
+
+class GetMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetMatchResponse(_message.Message):
+    __slots__ = ("match", "replay_json")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_JSON_FIELD_NUMBER: _ClassVar[int]
+    match: _messages_pb2.MatchSummary
+    replay_json: str
+    def __init__(self, match: _Optional[_Union[_messages_pb2.MatchSummary, _Mapping]] = ..., replay_json: _Optional[str] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("game", "bot", "limit", "tournament_id")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    bot: str
+    limit: int
+    tournament_id: str
+    def __init__(self, game: _Optional[str] = ..., bot: _Optional[str] = ..., limit: _Optional[int] = ..., tournament_id: _Optional[str] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches",)
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[_messages_pb2.MatchSummary]
+    def __init__(self, matches: _Optional[_Iterable[_Union[_messages_pb2.MatchSummary, _Mapping]]] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class WatchMatchResponse(_message.Message):
+    __slots__ = ("match", "public_view", "last_move", "ended")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_VIEW_FIELD_NUMBER: _ClassVar[int]
+    LAST_MOVE_FIELD_NUMBER: _ClassVar[int]
+    ENDED_FIELD_NUMBER: _ClassVar[int]
+    match: _messages_pb2.MatchSummary
+    public_view: _messages_pb2.Observation
+    last_move: str
+    ended: bool
+    def __init__(self, match: _Optional[_Union[_messages_pb2.MatchSummary, _Mapping]] = ..., public_view: _Optional[_Union[_messages_pb2.Observation, _Mapping]] = ..., last_move: _Optional[str] = ..., ended: _Optional[bool] = ...) -> None: ...
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("game", "seats", "seed", "clock")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    game: _messages_pb2.GameSpec
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    seed: str
+    clock: _messages_pb2.Clock
+    def __init__(self, game: _Optional[_Union[_messages_pb2.GameSpec, _Mapping]] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[str] = ..., clock: _Optional[_Union[_messages_pb2.Clock, _Mapping]] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match_id", "seed_commitment")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seed_commitment: str
+    def __init__(self, match_id: _Optional[str] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
