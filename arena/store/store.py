@@ -1,0 +1,302 @@
+"""The arena's state in Redis: owners, bots, token hashes, matches and their replay records.
+
+Every mutating operation that touches more than one key is one Lua script or one MULTI/EXEC,
+so nothing is ever half-written. Tokens are random secrets; only their SHA-256 is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from redis.asyncio import Redis
+
+from arena.store import keys
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,40}")
+TOKEN_PREFIX = {"admin": "ata_", "owner": "ato_", "bot": "atb_"}
+"""Tokens start with their kind, so a person can tell them apart; the rest is the secret."""
+
+PrincipalKind = Literal["admin", "owner", "bot"]
+
+
+class StoreError(ValueError):
+    """A request the stored data does not allow; the message says why."""
+
+
+class NameTaken(StoreError):
+    pass
+
+
+class NotFound(StoreError):
+    pass
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who presented a valid token."""
+
+    kind: PrincipalKind
+    name: str
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    name: str
+    owner: str
+    kind: str
+    language: str
+    games: tuple[str, ...]
+    description: str
+    created_ms: int
+
+
+@dataclass
+class MatchRecord:
+    """A match as listed: who played what, and how it ended (empty while it runs)."""
+
+    match_id: str
+    game: str
+    params: dict[str, Any]
+    seats: list[str]
+    started_ms: int
+    scores: list[int] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)
+    termination: str = ""
+    ended_ms: int = 0
+    tournament_id: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> MatchRecord:
+        return cls(**json.loads(text))
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_token(kind: PrincipalKind) -> str:
+    return TOKEN_PREFIX[kind] + secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_name(name: str, what: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise StoreError(f"{what} name {name!r} must be 1-40 letters, digits, '-', '_' or '.'")
+    return name
+
+
+_CREATE_OWNER = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], 'name', ARGV[1], 'token_hash', ARGV[2], 'created_ms', ARGV[3])
+redis.call('SET', KEYS[3], 'owner:' .. ARGV[1])
+return 1
+"""
+
+_REGISTER_BOT = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[2], 'name', ARGV[1], 'owner', ARGV[2], 'kind', ARGV[3], 'language', ARGV[4],
+           'games', ARGV[5], 'description', ARGV[6], 'created_ms', ARGV[7], 'token_hash', ARGV[8])
+redis.call('SET', KEYS[4], 'bot:' .. ARGV[1])
+return 1
+"""
+
+_ROTATE_TOKEN = """
+if redis.call('HGET', KEYS[1], 'token_hash') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[3])
+return 1
+"""
+
+
+class Store:
+    """Typed access to the arena's Redis data; the server holds one."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._create_owner = redis.register_script(_CREATE_OWNER)
+        self._register_bot = redis.register_script(_REGISTER_BOT)
+        self._rotate_token = redis.register_script(_ROTATE_TOKEN)
+
+    # -- tokens -------------------------------------------------------------------------------
+
+    async def ensure_admin_token(self, given: str | None) -> str | None:
+        """Store the admin token's hash: `given` (from the environment) replaces any earlier one;
+        without it, a new token is made on first start only. Returns a newly made token, else None."""
+        if given:
+            await self.redis.hset(keys.ADMIN, "token_hash", token_hash(given))
+            return None
+        if await self.redis.hexists(keys.ADMIN, "token_hash"):
+            return None
+        made = new_token("admin")
+        if await self.redis.hsetnx(keys.ADMIN, "token_hash", token_hash(made)):
+            return made
+        return None
+
+    async def authenticate(self, token: str) -> Principal | None:
+        """Whose token this is, or None; hashes are compared in constant time."""
+        digest = token_hash(token)
+        if token.startswith(TOKEN_PREFIX["admin"]):
+            stored = await self.redis.hget(keys.ADMIN, "token_hash")
+            return Principal("admin", "admin") if stored and hmac.compare_digest(stored, digest.encode()) else None
+        owner = await self.redis.get(keys.token(digest))
+        if owner is None:
+            return None
+        kind, _, name = owner.decode().partition(":")
+        record_key = keys.owner(name) if kind == "owner" else keys.bot(name)
+        stored = await self.redis.hget(record_key, "token_hash")
+        if kind not in ("owner", "bot") or not stored or not hmac.compare_digest(stored, digest.encode()):
+            return None
+        return Principal("owner" if kind == "owner" else "bot", name)
+
+    # -- owners and bots ----------------------------------------------------------------------
+
+    async def create_owner(self, name: str) -> str:
+        """Create the owner account `name`; returns its token (shown once)."""
+        check_name(name, "owner")
+        made = new_token("owner")
+        digest = token_hash(made)
+        created = await self._create_owner(
+            keys=[keys.OWNERS, keys.owner(name), keys.token(digest)], args=[name, digest, now_ms()]
+        )
+        if not created:
+            raise NameTaken(f"an owner named {name!r} exists already; choose another name")
+        return made
+
+    async def owner_exists(self, name: str) -> bool:
+        return bool(await self.redis.sismember(keys.OWNERS, name))
+
+    async def register_bot(
+        self, owner: str, name: str, games: Sequence[str], language: str = "", description: str = ""
+    ) -> tuple[BotRecord, str]:
+        """Register bot `name` for `owner`; returns it and its token (shown once)."""
+        check_name(name, "bot")
+        record = BotRecord(name, owner, "remote", language, tuple(games), description, now_ms())
+        made = new_token("bot")
+        digest = token_hash(made)
+        created = await self._register_bot(
+            keys=[keys.BOTS, keys.bot(name), keys.owner_bots(owner), keys.token(digest)],
+            args=[name, owner, record.kind, language, ",".join(games), description, record.created_ms, digest],
+        )
+        if not created:
+            raise NameTaken(f"a bot named {name!r} exists already; choose another name")
+        return record, made
+
+    async def rotate_bot_token(self, name: str) -> str:
+        """Give bot `name` a new token; the old one stops working at once."""
+        for _ in range(5):
+            old = await self.redis.hget(keys.bot(name), "token_hash")
+            if old is None:
+                raise NotFound(f"no bot named {name!r}")
+            made = new_token("bot")
+            digest = token_hash(made)
+            done = await self._rotate_token(
+                keys=[keys.bot(name), keys.token(old.decode()), keys.token(digest)],
+                args=[old, digest, f"bot:{name}"],
+            )
+            if done:
+                return made
+        raise StoreError(f"the token of bot {name!r} is being changed by someone else; try again")
+
+    async def get_bot(self, name: str) -> BotRecord | None:
+        data = await self.redis.hgetall(keys.bot(name))
+        return _bot_record(data) if data else None
+
+    async def list_bots(self, owner: str = "") -> list[BotRecord]:
+        names = await self.redis.smembers(keys.owner_bots(owner) if owner else keys.BOTS)
+        pipe = self.redis.pipeline(transaction=False)
+        ordered = sorted(name.decode() for name in names)
+        for name in ordered:
+            pipe.hgetall(keys.bot(name))
+        return [_bot_record(data) for data in await pipe.execute() if data]
+
+    # -- matches ------------------------------------------------------------------------------
+
+    async def next_match_id(self) -> str:
+        number = await self.redis.incr(keys.MATCH_SEQ)
+        return f"m{number:06d}"
+
+    async def match_started(self, record: MatchRecord) -> None:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.match(record.match_id), "summary", record.to_json())
+        entry = {record.match_id: record.started_ms}
+        pipe.zadd(keys.MATCHES, entry)
+        pipe.zadd(keys.matches_of_game(record.game), entry)
+        for name in set(record.seats):
+            pipe.zadd(keys.matches_of_bot(name), entry)
+        pipe.sadd(keys.MATCHES_RUNNING, record.match_id)
+        await pipe.execute()
+
+    async def match_ended(self, record: MatchRecord, replay: dict[str, Any] | None) -> None:
+        """Store the final summary and the replay record (None for an aborted match) at once."""
+        pipe = self.redis.pipeline(transaction=True)
+        fields = {"summary": record.to_json()}
+        if replay is not None:
+            fields["replay"] = json.dumps(replay, separators=(",", ":"))
+        pipe.hset(keys.match(record.match_id), mapping=fields)
+        pipe.srem(keys.MATCHES_RUNNING, record.match_id)
+        await pipe.execute()
+
+    async def get_match(self, match_id: str) -> tuple[MatchRecord, dict[str, Any] | None] | None:
+        """The match summary and its replay record (None until it ended), or None."""
+        summary, replay = await self.redis.hmget(keys.match(match_id), ["summary", "replay"])
+        if summary is None:
+            return None
+        return MatchRecord.from_json(summary), json.loads(replay) if replay else None
+
+    async def list_matches(self, game: str = "", bot: str = "", limit: int = 50) -> list[MatchRecord]:
+        """Matches newest first, optionally of one game and/or with one bot."""
+        index = keys.matches_of_bot(bot) if bot else keys.matches_of_game(game) if game else keys.MATCHES
+        both = bool(bot and game)
+        ids = await self.redis.zrevrange(index, 0, -1 if both else limit - 1)
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in ids:
+            pipe.hget(keys.match(match_id.decode()), "summary")
+        records = [MatchRecord.from_json(text) for text in await pipe.execute() if text]
+        if both:
+            records = [record for record in records if record.game == game]
+        return records[:limit]
+
+    async def abort_running(self) -> list[str]:
+        """Mark matches left running by an earlier server process as aborted; returns their ids."""
+        ids = sorted(match_id.decode() for match_id in await self.redis.smembers(keys.MATCHES_RUNNING))
+        for match_id in ids:
+            found = await self.get_match(match_id)
+            if found is None:
+                await self.redis.srem(keys.MATCHES_RUNNING, match_id)
+                continue
+            record = found[0]
+            record.termination, record.ended_ms = "aborted", now_ms()
+            await self.match_ended(record, None)
+        return ids
+
+
+def _bot_record(data: dict[bytes, bytes]) -> BotRecord:
+    text = {key.decode(): value.decode() for key, value in data.items()}
+    games = tuple(game for game in text.get("games", "").split(",") if game)
+    return BotRecord(
+        name=text["name"],
+        owner=text["owner"],
+        kind=text.get("kind", "remote"),
+        language=text.get("language", ""),
+        games=games,
+        description=text.get("description", ""),
+        created_ms=int(text.get("created_ms", "0")),
+    )
