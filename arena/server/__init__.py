@@ -1,0 +1,1 @@
+"""The gRPC arena: bot sessions, matches between them, the people's API, and their conversions."""

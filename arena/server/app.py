@@ -1,0 +1,129 @@
+"""Assembling and running the arena server: Redis, sessions, matches, gRPC with health and reflection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from redis.asyncio import Redis
+
+from arena.match import Clock
+from arena.server.matches import MatchHost
+from arena.server.service import ArenaServicer, BotServicer
+from arena.server.sessions import Limits, SessionRegistry
+from arena.store import Store, open_redis
+from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+MAX_RECEIVE_BYTES = 1 << 20
+"""The largest message a client may send; larger ones end the call with RESOURCE_EXHAUSTED."""
+MAX_SEND_BYTES = 16 << 20
+SERVICE_NAMES = (
+    bot_service_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
+    arena_service_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
+)
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    data_dir: Path = Path("arena-data")
+    redis_url: str | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    clock: Clock = field(default_factory=Clock)
+    limits: Limits = field(default_factory=Limits)
+    admin_token: str | None = None
+    """The admin token to set (from ARENA_ADMIN_TOKEN); None keeps the stored one or makes one."""
+
+
+@dataclass
+class RunningServer:
+    """A started server: where it listens, and its parts (tests reach into them)."""
+
+    address: str
+    port: int
+    server: grpc.aio.Server
+    store: Store
+    sessions: SessionRegistry
+    host: MatchHost
+    new_admin_token: str | None
+
+
+def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
+    return grpc.ssl_server_credentials([(key.read_bytes(), cert.read_bytes())])
+
+
+@contextlib.asynccontextmanager
+async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningServer]:
+    """Start the arena on `redis`; stop it (matches aborted, sessions closed) on exit."""
+    store = Store(redis)
+    aborted = await store.abort_running()
+    if aborted:
+        log.warning("marked %d matches of an earlier run as aborted", len(aborted))
+    new_admin_token = await store.ensure_admin_token(config.admin_token)
+    sessions = SessionRegistry(config.limits)
+    host = MatchHost(store, sessions, config.clock)
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+            ("grpc.max_send_message_length", MAX_SEND_BYTES),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)
+    arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(store, sessions, host), server)
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                                         reflection.SERVICE_NAME), server)  # fmt: skip
+    address = f"{config.host}:{config.port}"
+    if config.tls_cert is not None and config.tls_key is not None:
+        port = server.add_secure_port(address, server_credentials(config.tls_cert, config.tls_key))
+    else:
+        port = server.add_insecure_port(address)
+    await server.start()
+    for name in ("", *SERVICE_NAMES):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    try:
+        yield RunningServer(f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token)
+    finally:
+        await health.enter_graceful_shutdown()
+        await host.shutdown()
+        sessions.close_all()
+        await server.stop(grace=1.0)
+
+
+async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:
+    """Run until SIGINT or SIGTERM: the body of `arena serve`."""
+    async with open_redis(config.redis_url, config.data_dir) as redis, running(config, redis) as arena:
+        where = config.redis_url or f"embedded, data in {config.data_dir}"
+        scheme = "TLS" if config.tls_cert else "plaintext"
+        announce(f"arena: serving on {arena.address} ({scheme}; Redis: {where})")
+        if arena.new_admin_token:
+            announce(f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} to replace it):")
+            announce(arena.new_admin_token)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+        announce("arena: stopping")
+
+
+def config_from_env(config: ServerConfig) -> ServerConfig:
+    config.admin_token = os.environ.get(ADMIN_TOKEN_ENV) or None
+    return config

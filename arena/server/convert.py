@@ -1,0 +1,199 @@
+"""Conversions between the wire messages (arena.v1) and the engine's types, both ways.
+
+The server turns engine observations into messages; the SDK turns them back, so that the
+built-in policies in arena.bots run unchanged on the bot's side of the wire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from arena.games import Game, make_game
+from arena.games.cards import CardGame, CardObservation
+from arena.match.seats import Clock
+from arena.v1 import messages_pb2 as pb
+
+TERMINATIONS = {
+    "normal": pb.TERMINATION_NORMAL,
+    "forfeit": pb.TERMINATION_FORFEIT,
+    "aborted": pb.TERMINATION_ABORTED,
+}
+TERMINATION_NAMES = {value: name for name, value in TERMINATIONS.items()}
+
+
+class UnsupportedGame(ValueError):
+    """A game whose observations have no wire form yet."""
+
+
+def game_from_spec(spec: pb.GameSpec, seats: int = 0) -> Game:
+    """The game a GameSpec names; `players` 0 means `seats`. Raises GameError for bad specs."""
+    params: dict[str, Any] = {}
+    players = spec.players or seats
+    if players:
+        params["players"] = players
+    if spec.edition:
+        params["edition"] = spec.edition
+    if spec.scenario:
+        params["scenario"] = spec.scenario
+    return make_game(spec.game, **params)
+
+
+def spec_from_params(game: str, params: dict[str, Any]) -> pb.GameSpec:
+    return pb.GameSpec(
+        game=game,
+        players=int(params.get("players", 0)),
+        edition=str(params.get("edition", "")),
+        scenario=str(params.get("scenario", "")),
+    )
+
+
+def spec_from_game(game: Game) -> pb.GameSpec:
+    return spec_from_params(game.name, game.params())
+
+
+def clock_to_pb(clock: Clock) -> pb.Clock:
+    return pb.Clock(per_move_ms=round(clock.per_move * 1000), bank_ms=round(clock.bank * 1000))
+
+
+def clock_from_pb(message: pb.Clock) -> Clock:
+    return Clock(per_move=message.per_move_ms / 1000, bank=message.bank_ms / 1000)
+
+
+# -- card games ---------------------------------------------------------------------------------
+
+
+@cache
+def _cards(suits: tuple[str, ...]) -> tuple[pb.Card, ...]:
+    """Every card code's message, made once per deck: codes are suit * 8 + value."""
+    return tuple(pb.Card(suit=suits[code >> 3], value=code & 7) for code in range(32))
+
+
+class CardEncoder:
+    """Turns the successive observations of one match into messages, reusing what is unchanged.
+
+    A round's moves and collected cards only grow, so the encoder keeps the public part of the
+    last message and appends to it; each observation is then one copy of that part plus the
+    seat's hand. Observations must come in the order of the match (any seat, or public views).
+    """
+
+    __slots__ = ("_collected", "_moves", "_penalties", "_round", "_template")
+
+    def __init__(self) -> None:
+        self._template = pb.CardObservation()
+        self._round = -1
+        self._moves = 0
+        self._collected: list[int] = []
+        self._penalties = 0
+
+    def encode(self, obs: CardObservation) -> pb.Observation:
+        cards = _cards(obs.suits)
+        suits = obs.suits
+        public = self._template
+        if obs.round != self._round:
+            self._round, self._moves, self._collected = obs.round, 0, [0] * obs.players
+            del public.moves[:]
+            del public.collected[:]
+            public.collected.extend(pb.CardList() for _ in range(obs.players))
+        if len(obs.round_penalties) != self._penalties:
+            self._penalties = len(obs.round_penalties)
+            del public.round_penalties[:]
+            public.round_penalties.extend(pb.RoundPenalties(penalties=p) for p in obs.round_penalties)
+        public.scores[:] = obs.scores
+        moves = _moves(suits, obs.players)
+        first = obs.first_player
+        for index in range(self._moves, len(obs.moves)):
+            public.moves.append(moves[(first + index) % obs.players][obs.moves[index]])
+        self._moves = len(obs.moves)
+        for seat, taken in enumerate(obs.collected):
+            known = self._collected[seat]
+            if len(taken) != known:
+                public.collected[seat].cards.extend(cards[code] for code in taken[known:])
+                self._collected[seat] = len(taken)
+        del public.piles[:]
+        public.piles.extend(
+            pb.Pile(suit=suits[index], cards=[cards[code] for code in pile], total=obs.totals[index])
+            for index, pile in enumerate(obs.piles)
+        )
+        public.round = obs.round
+        public.rounds = obs.rounds
+        public.first_player = first
+        public.dealer = obs.dealer
+        public.current_player = max(obs.current_player, 0)
+        public.hand_sizes[:] = obs.hand_sizes
+        public.draw_pile_size = obs.draw_pile_size
+        public.dummy_size = obs.dummy_size
+        message = pb.Observation()
+        seat_view = message.cards
+        seat_view.CopyFrom(public)
+        seat_view.hand.extend(cards[code] for code in obs.hand)
+        seat_view.seat = obs.seat
+        return message
+
+
+@cache
+def _moves(suits: tuple[str, ...], players: int) -> list[dict[int, pb.CardMove]]:
+    """Per seat, the message of every action: made once per deck and table size."""
+    cards = _cards(suits)
+    return [
+        {action: pb.CardMove(seat=seat, card=cards[action // 3], pile=suits[action % 3]) for action in range(96)}
+        for seat in range(players)
+    ]
+
+
+def card_observation_to_pb(obs: CardObservation) -> pb.Observation:
+    return CardEncoder().encode(obs)
+
+
+def card_observation_from_pb(game: CardGame, message: pb.CardObservation, legal: Sequence[int]) -> CardObservation:
+    """The engine's observation of the seat `message.seat`, with the legal actions of its request."""
+    suits = game.rules.suits
+    index = {suit: number for number, suit in enumerate(suits)}
+
+    def code(card: pb.Card) -> int:
+        return index[card.suit] * 8 + card.value
+
+    players = len(message.hand_sizes)
+    own_turn = message.seat == message.current_player
+    return CardObservation(
+        game=game.name,
+        suits=suits,
+        seat=message.seat,
+        players=players,
+        round=message.round,
+        rounds=message.rounds,
+        first_player=message.first_player,
+        dealer=message.dealer,
+        current_player=message.current_player,
+        hand=tuple(code(card) for card in message.hand),
+        legal_actions=tuple(legal) if own_turn else (),
+        piles=tuple(tuple(code(card) for card in pile.cards) for pile in message.piles),
+        totals=tuple(pile.total for pile in message.piles),
+        hand_sizes=tuple(message.hand_sizes),
+        draw_pile_size=message.draw_pile_size,
+        dummy_size=message.dummy_size,
+        collected=tuple(tuple(code(card) for card in taken.cards) for taken in message.collected),
+        moves=tuple(code(move.card) * 3 + index[move.pile] for move in message.moves),
+        scores=tuple(message.scores),
+        round_penalties=tuple(tuple(p.penalties) for p in message.round_penalties),
+    )
+
+
+def observation_to_pb(observation: Any) -> pb.Observation:
+    """The wire form of an engine observation (a seat's or the public one)."""
+    if isinstance(observation, CardObservation):
+        return card_observation_to_pb(observation)
+    raise UnsupportedGame(f"observations of type {type(observation).__name__} have no wire form")
+
+
+def observation_from_pb(game: Game, message: pb.Observation, legal: Sequence[int]) -> Any:
+    """The engine observation that `message` carries, for a bot playing `game`."""
+    if isinstance(game, CardGame) and message.HasField("cards"):
+        return card_observation_from_pb(game, message.cards, legal)
+    raise UnsupportedGame(f"cannot read a {message.WhichOneof('game')} observation for {game.name}")
+
+
+def supports(game: Game) -> bool:
+    """Whether matches of `game` can be played over the wire."""
+    return isinstance(game, CardGame)

@@ -1,0 +1,231 @@
+"""Starting matches between connected bots and built-in bots, watching them, storing their results."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.bots import BOTS, make_bot
+from arena.games import Game, GameError
+from arena.games.base import Action, State, seed_commitment
+from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
+from arena.server import convert
+from arena.server.remote_seat import RemoteSeat
+from arena.server.sessions import SessionRegistry
+from arena.store import MatchRecord, Store
+from arena.store.store import now_ms
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import messages_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+BUILTIN_PREFIX = "builtin:"
+HIDDEN_RECORD_KEYS = ("hands", "dummy", "draw_pile")
+"""Parts of a round in a replay record that nobody may see while the match runs."""
+WATCH_BUFFER = 1024
+"""Updates a watcher may fall behind before it is cut off."""
+
+
+class MatchError(ValueError):
+    """A match that cannot be started as asked; the message says why."""
+
+
+class ThreadedBotSeat(BotSeat):
+    """A built-in bot in the server: it thinks in a worker thread, so the sessions keep flowing."""
+
+    async def request(self, move: MoveRequest) -> Action:
+        assert self.bot is not None, "start() comes before request()"
+        return await asyncio.to_thread(self.bot.act, move)
+
+
+@dataclass
+class Update:
+    """One message for the watchers of a match."""
+
+    view: pb.Observation
+    last_move: str
+    ended: bool = False
+
+
+@dataclass
+class LiveMatch:
+    """A match running in this server."""
+
+    record: MatchRecord
+    game: Game
+    runner: MatchRunner
+    watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
+    task: asyncio.Task[None] | None = None
+    encoder: convert.CardEncoder = field(default_factory=convert.CardEncoder)
+    last_move: str = ""
+
+    @property
+    def seed_commitment(self) -> str:
+        return seed_commitment(self.runner.seed)
+
+    def public_view(self) -> pb.Observation:
+        return self.encoder.encode(self.runner.state.public_observation())
+
+    async def on_move(self, seat: int, action: Action, state: State[Any]) -> None:
+        self.last_move = f"seat {seat} played {self.game.action_text(action)}"
+        if self.watchers:
+            self.broadcast(Update(self.public_view(), self.last_move))
+
+    def broadcast(self, update: Update | None) -> None:
+        for queue in list(self.watchers):
+            try:
+                queue.put_nowait(update)
+            except asyncio.QueueFull:
+                # Too slow a watcher: it gets an end marker and nothing more.
+                self.watchers.discard(queue)
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    queue.get_nowait()
+                queue.put_nowait(None)
+
+    def public_record(self) -> dict[str, Any]:
+        return public_record(self.runner.state.record(self.record.seats, "running"))
+
+
+def public_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A replay record without what is hidden while the match runs: hands, dummy, draw pile, seed."""
+    shown = {key: value for key, value in record.items() if key != "seed"}
+    shown["rounds"] = [
+        {key: value for key, value in entry.items() if key not in HIDDEN_RECORD_KEYS}
+        for entry in record.get("rounds", [])
+    ]
+    return shown
+
+
+def parse_seed(text: str) -> bytes:
+    if not text:
+        return secrets.token_bytes(16)
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError:
+        raise MatchError(f"seed {text!r} is not hex; give 2 to 128 hex digits, or none for a random seed") from None
+    if not 1 <= len(seed) <= 64:
+        raise MatchError("the seed must be 1 to 64 bytes (2 to 128 hex digits)")
+    return seed
+
+
+class MatchHost:
+    """Starts matches in this server, keeps the live ones, and stores each result when it ends."""
+
+    def __init__(self, store: Store, sessions: SessionRegistry, default_clock: Clock) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.default_clock = default_clock
+        self.live: dict[str, LiveMatch] = {}
+
+    async def create(
+        self, spec: pb.GameSpec, seat_names: Sequence[str], seed_hex: str = "", clock: Clock | None = None
+    ) -> LiveMatch:
+        """Start a match now; raises MatchError when it cannot be played as asked."""
+        try:
+            game = convert.game_from_spec(spec, len(seat_names))
+        except GameError as error:
+            raise MatchError(str(error)) from None
+        if not convert.supports(game):
+            raise MatchError(f"{game.name} cannot be played over the wire yet")
+        if len(seat_names) != game.players:
+            raise MatchError(
+                f"{game.name} for {game.players} players needs {game.players} seats, not {len(seat_names)}"
+            )
+        seed = parse_seed(seed_hex)
+        clock = clock or self.default_clock
+        if clock.per_move <= 0:
+            raise MatchError("the clock needs a per-move limit above 0 ms")
+        remote = [name for name in seat_names if not name.startswith(BUILTIN_PREFIX)]
+        if len(set(remote)) != len(remote):
+            raise MatchError("a bot may take only one seat in a match")
+        match_id = await self.store.next_match_id()
+        seats = [self._seat(name, index, game, match_id, seed) for index, name in enumerate(seat_names)]
+        record = MatchRecord(match_id, game.name, game.params(), list(seat_names), now_ms())
+        runner = MatchRunner(game, seats, seed, match_id=match_id, clock=clock)
+        live = LiveMatch(record, game, runner)
+        runner.on_move = live.on_move
+        for seat in seats:
+            if isinstance(seat, RemoteSeat):
+                seat.session.matches.add(match_id)
+        self.live[match_id] = live
+        await self.store.match_started(record)
+        live.task = asyncio.create_task(self._run(live), name=f"match {match_id}")
+        return live
+
+    def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes) -> Seat:
+        if name.startswith(BUILTIN_PREFIX):
+            policy = name.removeprefix(BUILTIN_PREFIX)
+            if policy not in BOTS:
+                raise MatchError(f"no built-in bot {name!r}; choose builtin:{', builtin:'.join(BOTS)}")
+            bot_seed = int.from_bytes(hashlib.sha256(seed + bytes([index])).digest()[:4], "big")
+            return ThreadedBotSeat(name, lambda g, s: make_bot(policy, g, s, seed=bot_seed))
+        sessions = [session for session in self.sessions.of_bot(name) if session.attached]
+        if not sessions:
+            raise MatchError(f"bot {name!r} is not connected")
+        playing = [session for session in sessions if session.plays(game.name)]
+        if not playing:
+            raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sessions[0].games)})")
+        free = [session for session in playing if session.has_room()]
+        if not free:
+            raise MatchError(f"bot {name!r} plays its maximum of {playing[0].max_matches} matches at once")
+        session = min(free, key=lambda s: len(s.matches))
+        return RemoteSeat(session, match_id, game)
+
+    async def _run(self, live: LiveMatch) -> None:
+        record = live.record
+        replay: dict[str, Any] | None = None
+        try:
+            result = await live.runner.run()
+            record.scores, record.ranks = list(result.scores), list(result.ranks)
+            record.termination = result.termination
+            replay = result.record
+        except Exception:
+            log.exception("match %s stopped by a server error", record.match_id)
+            record.termination = "aborted"
+        record.ended_ms = now_ms()
+        try:
+            await self.store.match_ended(record, replay)
+        finally:
+            for seat in live.runner.seats:
+                if isinstance(seat, RemoteSeat):
+                    seat.session.matches.discard(record.match_id)
+            live.broadcast(Update(live.public_view(), live.last_move, ended=True))
+            self.live.pop(record.match_id, None)
+
+    async def shutdown(self) -> None:
+        """Stop every running match; they are stored as aborted."""
+        tasks = [live.task for live in self.live.values() if live.task is not None]
+        for task in tasks:
+            task.cancel()
+        for live in list(self.live.values()):
+            live.record.termination, live.record.ended_ms = "aborted", now_ms()
+            with contextlib.suppress(Exception):
+                await self.store.match_ended(live.record, None)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self.live.clear()
+
+
+def summary_to_pb(record: MatchRecord) -> pb.MatchSummary:
+    return pb.MatchSummary(
+        match_id=record.match_id,
+        game=convert.spec_from_params(record.game, record.params),
+        seats=record.seats,
+        scores=record.scores,
+        ranks=record.ranks,
+        termination=convert.TERMINATIONS.get(record.termination, pb.TERMINATION_UNSPECIFIED),
+        started_ms=record.started_ms,
+        ended_ms=record.ended_ms,
+        tournament_id=record.tournament_id,
+    )
+
+
+def watch_message(record: MatchRecord, update: Update) -> api_pb.WatchMatchResponse:
+    return api_pb.WatchMatchResponse(
+        match=summary_to_pb(record), public_view=update.view, last_move=update.last_move, ended=update.ended
+    )

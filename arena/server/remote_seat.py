@@ -1,0 +1,110 @@
+"""A seat played by a bot over its session: requests go out as ActionRequest, answers come back."""
+
+from __future__ import annotations
+
+from arena.games.base import Action, Game
+from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat
+from arena.server import convert
+from arena.server.sessions import Session
+from arena.v1 import bot_service_pb2 as bot_pb
+from arena.v1 import messages_pb2 as pb
+
+
+class RemoteSeat(Seat):
+    """One seat of one match, played by the bot behind `session`."""
+
+    timed = True
+
+    def __init__(self, session: Session, match_id: str, game: Game) -> None:
+        self.name = session.bot
+        self.session = session
+        self.match_id = match_id
+        self.encoder = convert.CardEncoder()
+        self.legal = legal_actions_of(game)
+        self.strikes = 0
+        self._move: MoveRequest | None = None
+        self._answered = False
+
+    async def start(self, info: MatchInfo) -> None:
+        started = bot_pb.MatchStarted(
+            match_id=self.match_id,
+            game=convert.spec_from_game(info.game),
+            seat=info.seat,
+            seats=info.seats,
+            seed_commitment=info.seed_commitment,
+            clock=convert.clock_to_pb(info.clock),
+        )
+        self.session.started[self.match_id] = started
+        self.session.send(bot_pb.ConnectResponse(match_started=started))
+
+    async def request(self, move: MoveRequest) -> Action:
+        self._move, self._answered = move, False
+        legal = self.legal
+        message = bot_pb.ActionRequest(
+            match_id=self.match_id,
+            observation=self.encoder.encode(move.observation),
+            legal_actions=[legal[action] for action in move.legal_actions],
+            time_left_ms=int(move.time_left * 1000),
+        )
+        pending = self.session.request(self.match_id, message, move.time_left)
+        try:
+            action = await pending.answer
+        finally:
+            self.session.pending.pop(message.request_id, None)
+        self._answered = True
+        return action
+
+    async def reject(self, move: MoveRequest, reason: str) -> None:
+        """Tell the bot about its strike; the third forfeits the match."""
+        self.strikes += 1
+        illegal = self._move is move and self._answered
+        code = bot_pb.ERROR_CODE_ILLEGAL_ACTION if illegal else bot_pb.ERROR_CODE_LATE
+        self.session.error(code, reason, self.match_id)
+        if self.strikes >= MAX_STRIKES:
+            self.session.error(
+                bot_pb.ERROR_CODE_FORFEIT,
+                f"{MAX_STRIKES} strikes: you forfeit match {self.match_id}; your seat plays on with default moves "
+                "and is ranked last",
+                self.match_id,
+            )
+
+    async def end(self, result: MatchEnd) -> None:
+        self.session.matches.discard(self.match_id)
+        self.session.started.pop(self.match_id, None)
+        self.session.send(
+            bot_pb.ConnectResponse(
+                match_ended=bot_pb.MatchEnded(
+                    match_id=self.match_id,
+                    scores=result.scores,
+                    ranks=result.ranks,
+                    termination=convert.TERMINATIONS.get(result.termination, pb.TERMINATION_UNSPECIFIED),
+                    seed=result.seed.hex(),
+                    forfeited=result.forfeited,
+                )
+            )
+        )
+
+
+class LegalActions(dict[int, pb.LegalAction]):
+    """Every action's LegalAction message of one game, each made on first use."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__()
+        self.game = game
+
+    def __missing__(self, action: int) -> pb.LegalAction:
+        message = pb.LegalAction(id=action, text=self.game.action_text(action))
+        self[action] = message
+        return message
+
+
+_TABLES: dict[str, LegalActions] = {}
+
+
+def legal_actions_of(game: Game) -> LegalActions:
+    """The table of `game` (per name and parameters), shared by every match of it."""
+    key = repr(game)
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = LegalActions(game)
+    return table

@@ -1,0 +1,261 @@
+"""The gRPC servicers: they check the caller, convert messages and call the plain modules."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from importlib import metadata
+from typing import Any
+
+import grpc
+
+from arena.games import game_names
+from arena.server import convert
+from arena.server.auth import abort, authenticate, require
+from arena.server.matches import MatchError, MatchHost, Update, summary_to_pb, watch_message
+from arena.server.sessions import Hangup, Session, SessionRegistry
+from arena.store import NameTaken, NotFound, Store, StoreError
+from arena.store.store import BotRecord
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import arena_service_pb2_grpc as api_grpc
+from arena.v1 import bot_service_pb2 as bot_pb
+from arena.v1 import bot_service_pb2_grpc as bot_grpc
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT = 10.0
+"""Seconds a new stream has to send its Hello."""
+MAX_LIST = 500
+
+
+def server_version() -> str:
+    try:
+        return metadata.version("thirteen-arena")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class BotServicer(bot_grpc.BotServiceServicer):  # type: ignore[misc]
+    """BotService.Connect: one stream per bot process, resumable within the grace period."""
+
+    def __init__(self, store: Store, sessions: SessionRegistry) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.version = server_version()
+
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        principal = await authenticate(self.store, context)
+        if principal.kind != "bot":
+            await abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"Connect needs a bot token, not {principal.kind} token: register the bot and use the token RegisterBot gave",
+            )
+        try:
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT)
+        except TimeoutError:
+            await abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT:.0f} s")
+        if first is grpc.aio.EOF:
+            return
+        if first.WhichOneof("message") != "hello":
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, "the first message of a stream must be a Hello")
+        hello = first.hello
+        unknown = sorted(set(hello.games) - set(game_names()))
+        if unknown:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"Hello.games names unknown games {', '.join(unknown)}; the arena plays {', '.join(game_names())}",
+            )
+        session, resumed = self.sessions.open(principal.name, hello)
+        welcome = bot_pb.Welcome(
+            session_id=session.id,
+            bot_name=session.bot,
+            resumed=resumed,
+            grace_ms=int(session.limits.grace * 1000),
+            server_version=self.version,
+            max_messages_per_second=int(session.limits.flood_rate),
+        )
+        stream = session.attach(welcome)
+        reader = asyncio.create_task(self._read(session, stream, context))
+        reader.add_done_callback(lambda _: session.detach(stream, self.sessions.expire))
+        try:
+            while True:
+                message = await session.next_message(stream)
+                if message is None:
+                    return
+                if isinstance(message, Hangup):
+                    await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, message.reason)
+                await context.write(message)
+        finally:
+            reader.cancel()
+            session.detach(stream, self.sessions.expire)
+
+    async def _read(self, session: Session, stream: int, context: grpc.aio.ServicerContext) -> None:
+        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError, grpc.RpcError):
+            while session.stream == stream:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    return
+                if not session.is_answer(message) and not session.bucket.take():
+                    text = (
+                        f"more than {session.limits.flood_rate:.0f} unsolicited messages a second: the stream is closed"
+                    )
+                    session.error(bot_pb.ERROR_CODE_FLOOD, text)
+                    session.hang_up(stream, text)
+                    return
+                kind = message.WhichOneof("message")
+                if kind == "action":
+                    session.answer(message.action)
+                elif kind == "hello":
+                    session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "a Hello comes only first on a stream; ignored")
+                else:
+                    session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "empty message: set hello or action; ignored")
+
+
+class ArenaServicer(api_grpc.ArenaServiceServicer):  # type: ignore[misc]
+    """ArenaService: accounts, bots and matches, for people and tools."""
+
+    def __init__(self, store: Store, sessions: SessionRegistry, host: MatchHost) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.host = host
+
+    async def CreateOwner(
+        self, request: api_pb.CreateOwnerRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.CreateOwnerResponse:
+        await require(self.store, context, "admin")
+        async with _store_errors(context):
+            token = await self.store.create_owner(request.name)
+        return api_pb.CreateOwnerResponse(name=request.name, token=token)
+
+    async def RegisterBot(
+        self, request: api_pb.RegisterBotRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.RegisterBotResponse:
+        owner = await require(
+            self.store, context, "owner", why="bots are registered by their owner: use an owner token (CreateOwner)"
+        )
+        unknown = sorted(set(request.games) - set(game_names()))
+        if unknown:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"unknown games {', '.join(unknown)}; the arena plays {', '.join(game_names())}",
+            )
+        async with _store_errors(context):
+            bot, token = await self.store.register_bot(
+                owner.name, request.name, list(request.games), request.language, request.description
+            )
+        return api_pb.RegisterBotResponse(bot=self._bot_info(bot), token=token)
+
+    async def RotateBotToken(
+        self, request: api_pb.RotateBotTokenRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.RotateBotTokenResponse:
+        caller = await require(self.store, context, "owner", "admin")
+        bot = await self.store.get_bot(request.name)
+        if bot is None:
+            await abort(context, grpc.StatusCode.NOT_FOUND, f"no bot named {request.name!r}")
+        if caller.kind == "owner" and bot.owner != caller.name:
+            await abort(context, grpc.StatusCode.PERMISSION_DENIED, f"bot {bot.name!r} belongs to another owner")
+        async with _store_errors(context):
+            token = await self.store.rotate_bot_token(bot.name)
+        return api_pb.RotateBotTokenResponse(token=token)
+
+    async def ListBots(
+        self, request: api_pb.ListBotsRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.ListBotsResponse:
+        bots = await self.store.list_bots(request.owner)
+        return api_pb.ListBotsResponse(bots=[self._bot_info(bot) for bot in bots])
+
+    async def GetMatch(
+        self, request: api_pb.GetMatchRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.GetMatchResponse:
+        live = self.host.live.get(request.match_id)
+        if live is not None:
+            return api_pb.GetMatchResponse(
+                match=summary_to_pb(live.record), replay_json=json.dumps(live.public_record())
+            )
+        found = await self.store.get_match(request.match_id)
+        if found is None:
+            await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+        record, replay = found
+        return api_pb.GetMatchResponse(match=summary_to_pb(record), replay_json=json.dumps(replay) if replay else "")
+
+    async def ListMatches(
+        self, request: api_pb.ListMatchesRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.ListMatchesResponse:
+        limit = min(request.limit or 50, MAX_LIST)
+        records = await self.store.list_matches(request.game, request.bot, limit)
+        if request.tournament_id:
+            records = [record for record in records if record.tournament_id == request.tournament_id]
+        return api_pb.ListMatchesResponse(matches=[summary_to_pb(record) for record in records])
+
+    async def WatchMatch(
+        self, request: api_pb.WatchMatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[api_pb.WatchMatchResponse]:
+        live = self.host.live.get(request.match_id)
+        if live is None:
+            found = await self.store.get_match(request.match_id)
+            if found is None:
+                await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            record, replay = found
+            view = convert.observation_to_pb(_final_view(replay)) if replay else None
+            yield api_pb.WatchMatchResponse(match=summary_to_pb(record), public_view=view, ended=True)
+            return
+        queue: asyncio.Queue[Update | None] = asyncio.Queue(maxsize=1024)
+        live.watchers.add(queue)
+        try:
+            yield watch_message(live.record, Update(live.public_view(), live.last_move))
+            while True:
+                update = await queue.get()
+                if update is None:
+                    await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "the watcher fell too far behind")
+                yield watch_message(live.record, update)
+                if update.ended:
+                    return
+        finally:
+            live.watchers.discard(queue)
+
+    async def CreateMatch(
+        self, request: api_pb.CreateMatchRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.CreateMatchResponse:
+        await require(self.store, context, "admin")
+        clock = convert.clock_from_pb(request.clock) if request.HasField("clock") else None
+        try:
+            live = await self.host.create(request.game, list(request.seats), request.seed, clock)
+        except MatchError as error:
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
+        return api_pb.CreateMatchResponse(match_id=live.record.match_id, seed_commitment=live.seed_commitment)
+
+    def _bot_info(self, bot: BotRecord) -> api_pb.BotInfo:
+        return api_pb.BotInfo(
+            name=bot.name,
+            owner=bot.owner,
+            kind=bot.kind,
+            language=bot.language,
+            games=bot.games,
+            description=bot.description,
+            created_ms=bot.created_ms,
+            connected=bot.name in self.sessions.connected(),
+        )
+
+
+def _final_view(replay: dict[str, Any]) -> Any:
+    game = convert.game_from_spec(convert.spec_from_params(replay["game"], replay["params"]))
+    return game.replay(replay).public_observation()
+
+
+@contextlib.asynccontextmanager
+async def _store_errors(context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+    """Store errors as status codes with their one-line message."""
+    try:
+        yield
+    except NameTaken as error:
+        await abort(context, grpc.StatusCode.ALREADY_EXISTS, str(error))
+    except NotFound as error:
+        await abort(context, grpc.StatusCode.NOT_FOUND, str(error))
+    except StoreError as error:
+        await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))

@@ -1,0 +1,260 @@
+"""Bot sessions: one per connected bot process, surviving a lost stream for a grace period.
+
+A session owns an outbox (what the stream writer sends next), the requests awaiting an answer,
+keyed by the session's own request ids, and the matches the bot sits in. When its stream is
+lost, the session waits `grace` seconds for a stream that resumes it; then it is gone, and its
+seats forfeit (the match runner sees `SeatGone`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import secrets
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.match.seats import SeatGone
+from arena.v1 import bot_service_pb2 as bot_pb
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-session limits; see docs/PROTOCOL.md."""
+
+    grace: float = 10.0
+    """Seconds a lost stream may stay away before the bot forfeits its matches."""
+    flood_rate: float = 20.0
+    """Unsolicited messages per second (anything but the answer to a pending request)."""
+    flood_burst: float = 40.0
+
+
+class TokenBucket:
+    """Allows `rate` events per second on average and `burst` at once."""
+
+    __slots__ = ("_level", "_stamp", "burst", "rate")
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._level = burst
+        self._stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._level = min(self.burst, self._level + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if self._level < 1.0:
+            return False
+        self._level -= 1.0
+        return True
+
+
+@dataclass(frozen=True)
+class Hangup:
+    """In an outbox: close the stream here, with this reason."""
+
+    reason: str
+
+
+@dataclass
+class Pending:
+    """An ActionRequest sent and not yet answered."""
+
+    match_id: str
+    message: bot_pb.ActionRequest
+    deadline: float
+    """time.monotonic() at which the answer is late."""
+    answer: asyncio.Future[int]
+
+
+class Session:
+    """One bot process's session; outlives its stream by the grace period."""
+
+    def __init__(self, bot: str, hello: bot_pb.Hello, limits: Limits) -> None:
+        self.id = "s-" + secrets.token_urlsafe(12)
+        self.bot = bot
+        self.games = frozenset(hello.games)
+        self.max_matches = max(1, hello.max_matches)
+        self.join_ladder = hello.join_ladder
+        self.client = hello.client
+        self.limits = limits
+        self.matches: set[str] = set()
+        self.pending: dict[int, Pending] = {}
+        self.bucket = TokenBucket(limits.flood_rate, limits.flood_burst)
+        self.gone = False
+        self.stream = 0
+        """Which stream serves the session now (0: none); a resuming stream takes a new number."""
+        self._streams = 0
+        self.started: dict[str, bot_pb.MatchStarted] = {}
+        """The MatchStarted of each running match, sent again to a resuming stream."""
+        self._outbox: collections.deque[bot_pb.ConnectResponse | Hangup] = collections.deque()
+        self._wake = asyncio.Event()
+        self._grace: asyncio.TimerHandle | None = None
+        self._request_ids = 0
+
+    def __repr__(self) -> str:
+        return f"Session({self.id}, bot={self.bot!r}, matches={len(self.matches)}, pending={len(self.pending)})"
+
+    @property
+    def attached(self) -> bool:
+        return self.stream != 0
+
+    def plays(self, game: str) -> bool:
+        return not self.games or game in self.games
+
+    def has_room(self) -> bool:
+        return not self.gone and len(self.matches) < self.max_matches
+
+    # -- sending ------------------------------------------------------------------------------
+
+    def send(self, message: bot_pb.ConnectResponse) -> None:
+        if not self.gone:
+            self._outbox.append(message)
+            self._wake.set()
+
+    def error(self, code: int, text: str, match_id: str = "", request_id: int = 0) -> None:
+        self.send(
+            bot_pb.ConnectResponse(
+                error=bot_pb.Error(code=code, message=text, match_id=match_id, request_id=request_id)  # type: ignore[arg-type]
+            )
+        )
+
+    def hang_up(self, stream: int, reason: str) -> None:
+        """After what is queued, close stream `stream` with RESOURCE_EXHAUSTED and `reason`."""
+        if self.stream == stream:
+            self._outbox.append(Hangup(reason))
+            self._wake.set()
+
+    async def next_message(self, stream: int) -> bot_pb.ConnectResponse | Hangup | None:
+        """The next message for stream number `stream`; None once another stream took over or the session ended."""
+        while True:
+            if self.stream != stream or self.gone:
+                return None
+            if self._outbox:
+                return self._outbox.popleft()
+            self._wake.clear()
+            await self._wake.wait()
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def request(self, match_id: str, message: bot_pb.ActionRequest, time_left: float) -> Pending:
+        """Send an ActionRequest (its request id is set here) and return what awaits the answer."""
+        if self.gone:
+            raise SeatGone(f"the session of {self.bot} is gone")
+        self._request_ids += 1
+        message.request_id = self._request_ids
+        pending = Pending(match_id, message, time.monotonic() + time_left, asyncio.get_running_loop().create_future())
+        self.pending[message.request_id] = pending
+        self.send(bot_pb.ConnectResponse(action_request=message))
+        return pending
+
+    def answer(self, action: bot_pb.Action) -> None:
+        """Take a bot's Action: hand it to the waiting seat, or tell the bot what is wrong with it."""
+        if action.match_id not in self.matches:
+            self.error(
+                bot_pb.ERROR_CODE_UNKNOWN_MATCH,
+                f"match {action.match_id!r} is not one of your running matches; action ignored",
+                action.match_id,
+                action.request_id,
+            )
+            return
+        pending = self.pending.get(action.request_id)
+        if pending is None or pending.match_id != action.match_id or pending.answer.done():
+            self.error(
+                bot_pb.ERROR_CODE_UNKNOWN_REQUEST,
+                f"request {action.request_id} of match {action.match_id} is not waiting for an answer "
+                "(answered already, too late, or never sent); action ignored",
+                action.match_id,
+                action.request_id,
+            )
+            return
+        pending.answer.set_result(action.action_id)
+
+    def is_answer(self, message: Any) -> bool:
+        """Whether a bot message answers a pending request (those never count as flooding)."""
+        if message.WhichOneof("message") != "action":
+            return False
+        pending = self.pending.get(message.action.request_id)
+        return pending is not None and pending.match_id == message.action.match_id and not pending.answer.done()
+
+    # -- streams ------------------------------------------------------------------------------
+
+    def attach(self, welcome: bot_pb.Welcome) -> int:
+        """A stream starts serving this session: Welcome, what waited to be sent, then every pending request again."""
+        if self._grace is not None:
+            self._grace.cancel()
+            self._grace = None
+        self._streams += 1
+        self.stream = self._streams
+        repeated = ("action_request", "match_started")
+        kept = [m for m in self._outbox if not isinstance(m, Hangup) and m.WhichOneof("message") not in repeated]
+        self._outbox.clear()
+        self._outbox.append(bot_pb.ConnectResponse(welcome=welcome))
+        for match_id in sorted(self.matches):
+            started = self.started.get(match_id)
+            if started is not None:
+                self._outbox.append(bot_pb.ConnectResponse(match_started=started))
+        self._outbox.extend(kept)
+        now = time.monotonic()
+        for pending in self.pending.values():
+            if not pending.answer.done():
+                pending.message.time_left_ms = max(0, int((pending.deadline - now) * 1000))
+                self._outbox.append(bot_pb.ConnectResponse(action_request=pending.message))
+        self._wake.set()
+        return self.stream
+
+    def detach(self, stream: int, on_expiry: Any) -> None:
+        """Stream `stream` ended; unless another already took over, wait `grace` for a resume."""
+        if self.stream != stream or self.gone:
+            return
+        self.stream = 0
+        self._wake.set()
+        self._grace = asyncio.get_running_loop().call_later(self.limits.grace, on_expiry, self)
+
+    def close(self) -> None:
+        """The session is over: its pending requests fail with SeatGone, nothing more is sent."""
+        self.gone = True
+        self.stream = 0
+        if self._grace is not None:
+            self._grace.cancel()
+        for pending in self.pending.values():
+            if not pending.answer.done():
+                pending.answer.set_exception(SeatGone(f"{self.bot} lost its stream and did not resume in time"))
+        self._outbox.clear()
+        self._wake.set()
+
+
+@dataclass
+class SessionRegistry:
+    """Every live session, by id and by bot name."""
+
+    limits: Limits = field(default_factory=Limits)
+    by_id: dict[str, Session] = field(default_factory=dict)
+
+    def open(self, bot: str, hello: bot_pb.Hello) -> tuple[Session, bool]:
+        """The session a Hello asks for: the one it resumes (if it is this bot's and still alive), else a new one."""
+        resumed = self.by_id.get(hello.resume_session_id) if hello.resume_session_id else None
+        if resumed is not None and resumed.bot == bot and not resumed.gone:
+            return resumed, True
+        session = Session(bot, hello, self.limits)
+        self.by_id[session.id] = session
+        return session, False
+
+    def expire(self, session: Session) -> None:
+        session.close()
+        self.by_id.pop(session.id, None)
+
+    def of_bot(self, bot: str) -> list[Session]:
+        return [session for session in self.by_id.values() if session.bot == bot and not session.gone]
+
+    def connected(self) -> set[str]:
+        return {session.bot for session in self.by_id.values() if session.attached}
+
+    def close_all(self) -> None:
+        for session in list(self.by_id.values()):
+            self.expire(session)
+
+    def sessions(self) -> Iterable[Session]:
+        return self.by_id.values()
