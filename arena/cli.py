@@ -140,6 +140,110 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
     console.print(f"{matches} matches in {elapsed:.2f} s ({matches / max(elapsed, 1e-9):.1f} matches/s)")
 
 
+@app.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True, help="Port to listen on.")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("arena-data"),
+    show_default=True,
+    help="Where the embedded Redis keeps its data (without --redis-url).",
+)
+@click.option(
+    "--redis-url", help="Use this Redis (6.2 or newer), e.g. redis://localhost:6379/0, instead of the embedded one."
+)
+@click.option(
+    "--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM certificate chain for TLS."
+)
+@click.option(
+    "--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM private key for TLS."
+)
+@click.option(
+    "--per-move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Default time per move."
+)
+@click.option(
+    "--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True, help="Default time bank per match."
+)
+@click.option(
+    "--grace-ms",
+    type=click.IntRange(min=0),
+    default=10000,
+    show_default=True,
+    help="How long a bot that lost its stream may take to resume before it forfeits.",
+)
+def serve(
+    host: str,
+    port: int,
+    data_dir: Path,
+    redis_url: str | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    per_move_ms: int,
+    bank_ms: int,
+    grace_ms: int,
+) -> None:
+    """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
+
+    The admin token is read from ARENA_ADMIN_TOKEN, or made and printed once on first start.
+    """
+    from arena.match import Clock
+    from arena.server.commands import CommandError, run_server
+
+    try:
+        run_server(host, port, data_dir, redis_url, tls_cert, tls_key, Clock(per_move_ms / 1000, bank_ms / 1000),
+                   grace_ms / 1000)  # fmt: skip
+    except CommandError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@app.group()
+def match() -> None:
+    """Matches on a running arena server."""
+
+
+@match.command("create")
+@click.argument("game_name", metavar="GAME")
+@click.option(
+    "--seats",
+    required=True,
+    help="Comma-separated, in seat order: connected bots' names or builtin:random|heuristic|mc.",
+)
+@click.option("--players", type=int, default=0, help="Number of players; defaults to the number of seats.")
+@click.option("--edition", default="", help="friday13 edition: en (the default) or de.")
+@click.option("--seed", default="", help="The match seed in hex; random when not given.")
+@click.option("--per-move-ms", type=click.IntRange(min=1), help="Time per move (default: the server's).")
+@click.option(
+    "--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True, help="Time bank, with --per-move-ms."
+)
+@click.option(
+    "--server", default="127.0.0.1:50051", show_default=True, envvar="ARENA_SERVER", help="HOST:PORT of the arena."
+)
+@click.option("--token", envvar="ARENA_ADMIN_TOKEN", required=True, help="The admin token (env ARENA_ADMIN_TOKEN).")
+def match_create(
+    game_name: str,
+    seats: str,
+    players: int,
+    edition: str,
+    seed: str,
+    per_move_ms: int | None,
+    bank_ms: int,
+    server: str,
+    token: str,
+) -> None:
+    """Start a match between bots connected to the server; prints its id."""
+    from arena.match import Clock
+    from arena.server.commands import CommandError, create_match
+
+    names = [name.strip() for name in seats.split(",") if name.strip()]
+    clock = Clock(per_move_ms / 1000, bank_ms / 1000) if per_move_ms else None
+    try:
+        response = create_match(server, token, game_name, names, seed, players, edition, clock)
+    except CommandError as error:
+        raise click.ClickException(str(error)) from None
+    print(response.match_id)
+
+
 def main() -> None:
     """Entry point: one-line errors with exit code 2 for bad input, as scripts expect."""
     try:

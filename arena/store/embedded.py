@@ -34,7 +34,7 @@ async def open_redis(url: str | None, data_dir: Path) -> AsyncIterator[Redis]:
     try:
         try:
             info = await client.info("server")
-        except (OSError, ConnectionError) as error:
+        except (OSError, redis.RedisError) as error:
             raise RedisUnavailable(f"cannot reach Redis at {where}: {error}") from None
         version = tuple(int(part) for part in str(info["redis_version"]).split(".")[:2])
         if version < MIN_VERSION:
