@@ -169,7 +169,8 @@ class Client:
         else:
             channel = grpc.aio.insecure_channel(self.server, options=options)
         async with channel:
-            call = bot_grpc.BotServiceStub(channel).Connect(metadata=(("authorization", f"Bearer {self.token}"),))
+            stub = bot_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
+            call = stub.Connect(metadata=(("authorization", f"Bearer {self.token}"),))
             hello = bot_pb.Hello(
                 games=self.games,
                 max_matches=self.max_matches,

@@ -84,8 +84,9 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             ("grpc.so_reuseport", 0),
         ]
     )
-    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)
-    arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(store, sessions, host), server)
+    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)  # type: ignore[no-untyped-call]
+    servicer = ArenaServicer(store, sessions, host)
+    arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,

@@ -60,7 +60,7 @@ def create_match(
 
     async def call() -> api_pb.CreateMatchResponse:
         async with grpc.aio.insecure_channel(server) as channel:
-            stub = api_grpc.ArenaServiceStub(channel)
+            stub = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
             response: api_pb.CreateMatchResponse = await stub.CreateMatch(
                 request, metadata=(("authorization", f"Bearer {token}"),), timeout=10
             )

@@ -70,7 +70,8 @@ class LiveMatch:
         return seed_commitment(self.runner.seed)
 
     def public_view(self) -> pb.Observation:
-        return self.encoder.encode(self.runner.state.public_observation())
+        observation: Any = self.runner.state.public_observation()
+        return self.encoder.encode(observation)
 
     async def on_move(self, seat: int, action: Action, state: State[Any]) -> None:
         self.last_move = f"seat {seat} played {self.game.action_text(action)}"

@@ -38,7 +38,7 @@ def server_version() -> str:
         return "unknown"
 
 
-class BotServicer(bot_grpc.BotServiceServicer):  # type: ignore[misc]
+class BotServicer(bot_grpc.BotServiceServicer):
     """BotService.Connect: one stream per bot process, resumable within the grace period."""
 
     def __init__(self, store: Store, sessions: SessionRegistry) -> None:
@@ -116,7 +116,7 @@ class BotServicer(bot_grpc.BotServiceServicer):  # type: ignore[misc]
                     session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "empty message: set hello or action; ignored")
 
 
-class ArenaServicer(api_grpc.ArenaServiceServicer):  # type: ignore[misc]
+class ArenaServicer(api_grpc.ArenaServiceServicer):
     """ArenaService: accounts, bots and matches, for people and tools."""
 
     def __init__(self, store: Store, sessions: SessionRegistry, host: MatchHost) -> None:

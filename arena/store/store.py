@@ -12,9 +12,9 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from redis.asyncio import Redis
 
@@ -79,6 +79,10 @@ class MatchRecord:
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
         return cls(**json.loads(text))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def now_ms() -> int:
@@ -155,14 +159,14 @@ class Store:
         digest = token_hash(token)
         if token.startswith(TOKEN_PREFIX["admin"]):
             stored = await self.redis.hget(keys.ADMIN, "token_hash")
-            return Principal("admin", "admin") if stored and hmac.compare_digest(stored, digest.encode()) else None
+            return Principal("admin", "admin") if stored and hmac.compare_digest(_text(stored), digest) else None
         owner = await self.redis.get(keys.token(digest))
         if owner is None:
             return None
-        kind, _, name = owner.decode().partition(":")
+        kind, _, name = _text(owner).partition(":")
         record_key = keys.owner(name) if kind == "owner" else keys.bot(name)
         stored = await self.redis.hget(record_key, "token_hash")
-        if kind not in ("owner", "bot") or not stored or not hmac.compare_digest(stored, digest.encode()):
+        if kind not in ("owner", "bot") or not stored or not hmac.compare_digest(_text(stored), digest):
             return None
         return Principal("owner" if kind == "owner" else "bot", name)
 
@@ -208,7 +212,7 @@ class Store:
             made = new_token("bot")
             digest = token_hash(made)
             done = await self._rotate_token(
-                keys=[keys.bot(name), keys.token(old.decode()), keys.token(digest)],
+                keys=[keys.bot(name), keys.token(_text(old)), keys.token(digest)],
                 args=[old, digest, f"bot:{name}"],
             )
             if done:
@@ -222,7 +226,7 @@ class Store:
     async def list_bots(self, owner: str = "") -> list[BotRecord]:
         names = await self.redis.smembers(keys.owner_bots(owner) if owner else keys.BOTS)
         pipe = self.redis.pipeline(transaction=False)
-        ordered = sorted(name.decode() for name in names)
+        ordered = sorted(_text(name) for name in names)
         for name in ordered:
             pipe.hgetall(keys.bot(name))
         return [_bot_record(data) for data in await pipe.execute() if data]
@@ -247,10 +251,9 @@ class Store:
     async def match_ended(self, record: MatchRecord, replay: dict[str, Any] | None) -> None:
         """Store the final summary and the replay record (None for an aborted match) at once."""
         pipe = self.redis.pipeline(transaction=True)
-        fields = {"summary": record.to_json()}
+        pipe.hset(keys.match(record.match_id), "summary", record.to_json())
         if replay is not None:
-            fields["replay"] = json.dumps(replay, separators=(",", ":"))
-        pipe.hset(keys.match(record.match_id), mapping=fields)
+            pipe.hset(keys.match(record.match_id), "replay", json.dumps(replay, separators=(",", ":")))
         pipe.srem(keys.MATCHES_RUNNING, record.match_id)
         await pipe.execute()
 
@@ -268,7 +271,7 @@ class Store:
         ids = await self.redis.zrevrange(index, 0, -1 if both else limit - 1)
         pipe = self.redis.pipeline(transaction=False)
         for match_id in ids:
-            pipe.hget(keys.match(match_id.decode()), "summary")
+            pipe.hget(keys.match(_text(cast(bytes, match_id))), "summary")
         records = [MatchRecord.from_json(text) for text in await pipe.execute() if text]
         if both:
             records = [record for record in records if record.game == game]
@@ -276,7 +279,7 @@ class Store:
 
     async def abort_running(self) -> list[str]:
         """Mark matches left running by an earlier server process as aborted; returns their ids."""
-        ids = sorted(match_id.decode() for match_id in await self.redis.smembers(keys.MATCHES_RUNNING))
+        ids = sorted(_text(match_id) for match_id in await self.redis.smembers(keys.MATCHES_RUNNING))
         for match_id in ids:
             found = await self.get_match(match_id)
             if found is None:
@@ -288,8 +291,8 @@ class Store:
         return ids
 
 
-def _bot_record(data: dict[bytes, bytes]) -> BotRecord:
-    text = {key.decode(): value.decode() for key, value in data.items()}
+def _bot_record(data: Mapping[bytes | str, bytes | str]) -> BotRecord:
+    text = {_text(key): _text(value) for key, value in data.items()}
     games = tuple(game for game in text.get("games", "").split(",") if game)
     return BotRecord(
         name=text["name"],
