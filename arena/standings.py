@@ -1,12 +1,15 @@
-"""Standings of bots over many matches: games, mean score with its 95% interval, wins, mean rank."""
+"""Standings of bots over many matches: games, mean score with its 95% interval, wins, mean rank,
+and TrueSkill (mu, sigma, mu - 3 sigma) when ratings are given."""
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from arena.ratings import Rating
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
@@ -17,6 +20,7 @@ class Standing:
     bot: str
     scores: list[int] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
+    rating: Rating | None = None
 
     @property
     def games(self) -> int:
@@ -43,7 +47,7 @@ class Standing:
         return statistics.fmean(self.ranks) if self.ranks else math.nan
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        row = {
             "bot": self.bot,
             "games": self.games,
             "mean_score": _finite(self.mean_score),
@@ -51,6 +55,11 @@ class Standing:
             "wins": self.wins,
             "mean_rank": _finite(self.mean_rank),
         }
+        if self.rating is not None:
+            row["mu"] = _finite(self.rating.mu)
+            row["sigma"] = _finite(self.rating.sigma)
+            row["conservative"] = _finite(self.rating.conservative)
+        return row
 
 
 def _finite(value: float) -> float | None:
@@ -58,11 +67,17 @@ def _finite(value: float) -> float | None:
 
 
 def standings(
-    results: Iterable[tuple[Sequence[str], Sequence[int], Sequence[int]]], *, lower_is_better: bool = True
+    results: Iterable[tuple[Sequence[str], Sequence[int], Sequence[int]]],
+    *,
+    lower_is_better: bool = True,
+    ratings: Mapping[str, Rating] | None = None,
+    entrants: Sequence[str] = (),
 ) -> list[Standing]:
     """Standings from (seat names, scores, ranks) per match, best mean score first.
 
-    A bot that sits in several seats of a match counts once per seat.
+    A bot that sits in several seats of a match counts once per seat. With `ratings`, each row
+    carries its bot's rating (if it has one). Every bot in `entrants` gets a row: those that have
+    not played yet come last, in the order given, as a tournament's live table shows them.
     """
     table: dict[str, Standing] = {}
     for names, scores, ranks in results:
@@ -71,4 +86,9 @@ def standings(
             row.scores.append(score)
             row.ranks.append(rank)
     sign = 1 if lower_is_better else -1
-    return sorted(table.values(), key=lambda row: (sign * row.mean_score, row.mean_rank, row.bot))
+    ranked = sorted(table.values(), key=lambda row: (sign * row.mean_score, row.mean_rank, row.bot))
+    ranked += [Standing(bot) for bot in dict.fromkeys(entrants) if bot not in table]
+    if ratings is not None:
+        for row in ranked:
+            row.rating = ratings.get(row.bot)
+    return ranked

@@ -29,6 +29,12 @@ class Pairing:
     seats: tuple[str, ...]
 
 
+def rotation(bots: Sequence[str], shift: int) -> tuple[str, ...]:
+    """The seats turned by `shift`: seat s goes to the bot given for seat (s + shift) mod n."""
+    players = len(bots)
+    return tuple(bots[(seat + shift) % players] for seat in range(players))
+
+
 def schedule(bots: Sequence[str], games: int, *, duplicate: bool) -> Iterator[Pairing]:
     """The series: `games` matches, seats in the order given.
 
@@ -40,8 +46,8 @@ def schedule(bots: Sequence[str], games: int, *, duplicate: bool) -> Iterator[Pa
         raise ValueError(f"--duplicate plays every deal {players} times: --games must be a multiple of {players}")
     for number in range(games):
         if duplicate:
-            deal, rotation = divmod(number, players)
-            seats = tuple(bots[(seat + rotation) % players] for seat in range(players))
+            deal, shift = divmod(number, players)
+            seats = rotation(bots, shift)
         else:
             deal, seats = number, tuple(bots)
         yield Pairing(number, deal, seats)

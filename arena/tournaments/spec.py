@@ -1,0 +1,172 @@
+"""What a tournament is: `TournamentSpec`, checked when it is made, stored as JSON by the store."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.games import Game, GameError, make_game
+
+FORMATS = ("round-robin", "gauntlet", "swiss")
+MAX_MATCHES = 100_000
+"""More matches than this is almost surely a mistake (a round-robin of 40 bots at tables of 6)."""
+NAME = re.compile(r"[A-Za-z0-9._-]{1,40}")
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot be run as asked; the one-line message says why."""
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """A tournament: who plays which game, in which format, how often.
+
+    Formats: `round-robin` plays every combination of `table_size` entrants; `gauntlet` seats the
+    `hero` with `table_size - 1` others, sliding through the rest of the field; `swiss` seats
+    entrants by their current standing, neighbours together. `rounds` is the number of
+    repetitions of the whole schedule for round-robin and gauntlet, and the number of rounds for
+    Swiss. With `duplicate` every deal is played once in every seat rotation of its table.
+    `rated` results also change the game's ladder ratings.
+    """
+
+    name: str
+    game: str
+    entrants: tuple[str, ...]
+    format: str = "round-robin"
+    table_size: int = 4
+    rounds: int = 1
+    duplicate: bool = False
+    rated: bool = False
+    seed: str = "1"
+    hero: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Game parameters besides the number of players, which is `table_size`, e.g. {"edition": "de"}."""
+    _game: Game = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entrants", tuple(self.entrants))
+        object.__setattr__(self, "params", dict(self.params))
+        object.__setattr__(self, "_game", self._check())
+
+    def _check(self) -> Game:
+        if not isinstance(self.name, str) or not NAME.fullmatch(self.name):
+            raise TournamentError(f"tournament name {self.name!r} must be 1-40 letters, digits, '-', '_' or '.'")
+        if self.format not in FORMATS:
+            raise TournamentError(f"unknown format {self.format!r}; choose one of: {', '.join(FORMATS)}")
+        for flag in ("duplicate", "rated"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TournamentError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
+        for number in ("table_size", "rounds"):
+            value = getattr(self, number)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise TournamentError(f"{number.replace('_', ' ')} must be a whole number of at least 1, not {value!r}")
+        if not isinstance(self.seed, str) or not self.seed:
+            raise TournamentError("the seed must be non-empty text")
+        if not isinstance(self.game, str):
+            raise TournamentError(f"the game must be a game's name, not {self.game!r}")
+        if "players" in self.params:
+            raise TournamentError("give the number of players as the table size, not as a game parameter")
+        game = self._make_game()
+        if not all(isinstance(bot, str) and bot for bot in self.entrants):
+            raise TournamentError("entrants must be non-empty bot names")
+        repeated = sorted({bot for bot in self.entrants if self.entrants.count(bot) > 1})
+        if repeated:
+            raise TournamentError(f"{repeated[0]!r} is entered twice; every entrant plays under one name")
+        if len(self.entrants) < self.table_size:
+            raise TournamentError(f"{len(self.entrants)} entrants cannot fill a table of {self.table_size}")
+        if self.format == "gauntlet" and self.hero not in self.entrants:
+            raise TournamentError(f"the gauntlet's hero {self.hero!r} must be one of the entrants")
+        if self.format != "gauntlet" and self.hero:
+            raise TournamentError(f"only a gauntlet has a hero; {self.format} has none")
+        total = self.total_matches
+        if total > MAX_MATCHES:
+            raise TournamentError(f"this {self.format} would play {total:,} matches; the limit is {MAX_MATCHES:,}")
+        return game
+
+    def _make_game(self) -> Game:
+        try:
+            kind = type(make_game(self.game, **self.params))
+        except GameError as problem:
+            raise TournamentError(str(problem)) from None
+        if not kind.min_players <= self.table_size <= kind.max_players:
+            span = (
+                f"{kind.min_players} to {kind.max_players}" if kind.min_players < kind.max_players else kind.min_players
+            )
+            raise TournamentError(f"table size {self.table_size} does not fit {self.game}, which is for {span} players")
+        try:
+            return make_game(self.game, players=self.table_size, **self.params)
+        except GameError as problem:
+            raise TournamentError(str(problem)) from None
+
+    def build_game(self) -> Game:
+        """The game with its parameters, ready for `new_match`."""
+        return self._game
+
+    @property
+    def tables_per_round(self) -> int:
+        """Distinct tables (deals) in one round: every combination, every field window, or every block."""
+        entrants, size = len(self.entrants), self.table_size
+        if self.format == "round-robin":
+            return math.comb(entrants, size)
+        if self.format == "gauntlet":
+            return entrants - 1
+        return entrants // size
+
+    @property
+    def matches_per_round(self) -> int:
+        return self.tables_per_round * (self.table_size if self.duplicate else 1)
+
+    @property
+    def total_matches(self) -> int:
+        return self.rounds * self.matches_per_round
+
+    def round_of(self, number: int) -> int:
+        """The round (0-based) that match `number` belongs to."""
+        return number // self.matches_per_round
+
+    def match_id(self, number: int) -> str:
+        """The id of the tournament's match `number`; results name their round through it."""
+        return f"{self.name}-{number}"
+
+    def match_number(self, match_id: str) -> int | None:
+        """The number of one of this tournament's matches from its id; None for any other id."""
+        prefix, _, number = match_id.rpartition("-")
+        if prefix != self.name or not number.isdigit() or int(number) >= self.total_matches:
+            return None
+        return int(number)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "game": self.game,
+            "params": dict(self.params),
+            "entrants": list(self.entrants),
+            "format": self.format,
+            "table_size": self.table_size,
+            "rounds": self.rounds,
+            "duplicate": self.duplicate,
+            "rated": self.rated,
+            "seed": self.seed,
+            "hero": self.hero,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TournamentSpec:
+        """The spec from its JSON form; raises TournamentError for missing, unknown or mistyped fields."""
+        if not isinstance(data, Mapping):
+            raise TournamentError("a tournament is a JSON object")
+        known = [name for name in cls.__dataclass_fields__ if not name.startswith("_")]
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise TournamentError(f"unknown tournament field {unknown[0]!r} (known: {', '.join(known)})")
+        for required in ("name", "game", "entrants"):
+            if required not in data:
+                raise TournamentError(f"a tournament needs {required!r}")
+        if not isinstance(data["entrants"], list | tuple):
+            raise TournamentError("entrants must be a list of bot names")
+        if not isinstance(data.get("params", {}), Mapping):
+            raise TournamentError("params must be an object of game parameters")
+        return cls(**data)
