@@ -155,7 +155,7 @@ class Matchmaker:
         size = self.table_size
         by_mu = sorted(pool, key=lambda e: (e.rating.mu, e.rating.sigma, e.bot, e.ticket))
         count = len(by_mu)
-        position = {entry.ticket: index for index, entry in enumerate(by_mu)}
+        anchors = sorted(range(count), key=lambda i: (by_mu[i].since, by_mu[i].ticket))
         # A doubly linked list over the mu order: seated entries are unlinked in O(1).
         before = list(range(-1, count - 1))
         after = list(range(1, count + 1))
@@ -165,9 +165,10 @@ class Matchmaker:
         rng = random.Random(seed)
         required = self.schedule.required
 
-        def neighbours(start: int, step: list[int], taken: set[str]) -> list[int]:
+        def neighbours(start: int, step: list[int]) -> list[int]:
+            """Up to size - 1 unseated entries beyond `start` in one direction, one per bot, not its bot."""
             found: list[int] = []
-            names = set(taken)
+            names = {by_mu[start].bot}
             index = step[start]
             while 0 <= index < count and len(found) < size - 1:
                 name = by_mu[index].bot
@@ -177,14 +178,13 @@ class Matchmaker:
                 index = step[index]
             return found
 
-        for anchor in sorted(range(count), key=lambda i: (by_mu[i].since, by_mu[i].ticket)):
+        for anchor in anchors:
             if count - len(tables) * size < size:
                 break
             if seated[anchor]:
                 continue
-            own = {by_mu[anchor].bot}
-            lower = neighbours(anchor, before, own)
-            upper = neighbours(anchor, after, own)
+            lower = neighbours(anchor, before)
+            upper = neighbours(anchor, after)
             line = [*reversed(lower), anchor, *upper]
             best: tuple[float, list[int]] | None = None
             for first in range(max(0, len(lower) - size + 1), min(len(lower), len(line) - size) + 1):
@@ -208,10 +208,7 @@ class Matchmaker:
                     before[right] = left
             members = [by_mu[index] for index in window]
             tables.append(Table(assign_seats(members, rng), quality))
-        waiting = sorted(
-            (entry for entry in by_mu if not seated[position[entry.ticket]]), key=lambda e: (e.since, e.ticket)
-        )
-        return Matching(tuple(tables), tuple(waiting))
+        return Matching(tuple(tables), tuple(by_mu[index] for index in anchors if not seated[index]))
 
 
 def assign_seats(entries: Sequence[WaitingEntry], rng: random.Random) -> tuple[WaitingEntry, ...]:
