@@ -81,7 +81,6 @@ class BotServicer(bot_grpc.BotServiceServicer):
         )
         stream = session.attach(welcome)
         reader = asyncio.create_task(self._read(session, stream, context))
-        reader.add_done_callback(lambda _: session.detach(stream, self.sessions.expire))
         try:
             while True:
                 message = await session.next_message(stream)
@@ -95,11 +94,12 @@ class BotServicer(bot_grpc.BotServiceServicer):
             session.detach(stream, self.sessions.expire)
 
     async def _read(self, session: Session, stream: int, context: grpc.aio.ServicerContext) -> None:
-        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError, grpc.RpcError):
+        """Take the bot's messages until its stream ends (then detach) or it floods (then the writer hangs up)."""
+        with contextlib.suppress(grpc.aio.AioRpcError, grpc.RpcError):
             while session.stream == stream:
                 message = await context.read()
                 if message is grpc.aio.EOF:
-                    return
+                    break
                 if not session.is_answer(message) and not session.bucket.take():
                     text = (
                         f"more than {session.limits.flood_rate:.0f} unsolicited messages a second: the stream is closed"
@@ -114,6 +114,7 @@ class BotServicer(bot_grpc.BotServiceServicer):
                     session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "a Hello comes only first on a stream; ignored")
                 else:
                     session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "empty message: set hello or action; ignored")
+        session.detach(stream, self.sessions.expire)
 
 
 class ArenaServicer(api_grpc.ArenaServiceServicer):

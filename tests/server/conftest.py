@@ -19,6 +19,8 @@ from arena.server.app import RunningServer, ServerConfig, running
 from arena.server.sessions import Limits
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
+from arena.v1 import bot_service_pb2 as bot_pb
+from arena.v1 import bot_service_pb2_grpc as bot_grpc
 from arena.v1 import messages_pb2 as pb
 
 ADMIN = "ata_test-admin-token"
@@ -131,3 +133,71 @@ async def start_arena(redis_url: str, **config: Any) -> AsyncIterator[Arena]:
 async def arena(redis_url: str) -> AsyncIterator[Arena]:
     async with start_arena(redis_url) as started:
         yield started
+
+
+class RawBot:
+    """A bot speaking the protocol by hand, to send exactly what a test needs."""
+
+    def __init__(self, arena: Arena, token: str) -> None:
+        self.arena = arena
+        self.token = token
+        self.channel = grpc.aio.insecure_channel(arena.address)
+        self.call: Any = None
+        self.session_id = ""
+
+    async def connect(self, *, resume: bool = False, games: tuple[str, ...] = (), max_matches: int = 4) -> Any:
+        """Open a stream and say Hello; returns the Welcome."""
+        self.call = bot_grpc.BotServiceStub(self.channel).Connect(metadata=bearer(self.token))
+        hello = bot_pb.Hello(games=games, max_matches=max_matches, resume_session_id=self.session_id if resume else "")
+        await self.call.write(bot_pb.ConnectRequest(hello=hello))
+        welcome = (await self.expect("welcome")).welcome
+        self.session_id = welcome.session_id
+        return welcome
+
+    async def read(self, timeout: float = 5) -> Any:
+        message = await asyncio.wait_for(self.call.read(), timeout)
+        assert message is not grpc.aio.EOF, "the server closed the stream"
+        return message
+
+    async def expect(self, kind: str, timeout: float = 5) -> Any:
+        """The next message of `kind`, skipping MatchStarted and MatchEnded unless asked for."""
+        while True:
+            message = await self.read(timeout)
+            got = message.WhichOneof("message")
+            if got == kind:
+                return message
+            if got not in ("match_started", "match_ended"):
+                raise AssertionError(f"expected {kind}, got {message}")
+
+    async def act(self, match_id: str, request_id: int, action_id: int) -> None:
+        action = bot_pb.Action(match_id=match_id, request_id=request_id, action_id=action_id)
+        await self.call.write(bot_pb.ConnectRequest(action=action))
+
+    async def play_on(self, until_ended: str) -> Any:
+        """Answer every request with its first legal action until match `until_ended` ends; returns MatchEnded."""
+        while True:
+            message = await self.read(10)
+            kind = message.WhichOneof("message")
+            if kind == "action_request":
+                request = message.action_request
+                await self.act(request.match_id, request.request_id, request.legal_actions[0].id)
+            elif kind == "match_ended" and message.match_ended.match_id == until_ended:
+                return message.match_ended
+
+    async def errors(self, count: int) -> list[Any]:
+        """The next `count` Error messages, answering requests with their first legal action meanwhile."""
+        errors = []
+        while len(errors) < count:
+            message = await self.read(10)
+            kind = message.WhichOneof("message")
+            if kind == "error":
+                errors.append(message.error)
+            elif kind == "action_request":
+                request = message.action_request
+                await self.act(request.match_id, request.request_id, request.legal_actions[0].id)
+        return errors
+
+    async def close(self) -> None:
+        if self.call is not None:
+            self.call.cancel()
+        await self.channel.close()
