@@ -93,7 +93,7 @@ async def test_three_strikes_forfeit_the_match_and_rank_the_seat_last_while_the_
     assert list(ended.forfeited) == [0]
     assert ended.ranks[0] == 4 and sorted(ended.ranks[1:])[0] == 1
     assert ended.termination == pb.TERMINATION_FORFEIT
-    summary, record = await arena.finished(match_id)
+    _, record = await arena.finished(match_id)
     assert record["forfeited"] == [0] and record["ranks"][0] == 4
     assert len(moves_of(record)) == 4 * 50
 
