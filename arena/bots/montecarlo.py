@@ -25,6 +25,8 @@ DEFAULT_TIME_LIMIT = 0.05
 """Seconds of search per move at most."""
 DEFAULT_SAMPLES = 120
 """Samples per move at most; when this cap is reached before the time limit, play is repeatable."""
+HALVING_PERIOD = 8
+"""Every this many samples, the worse half of the moves still in the running is dropped."""
 
 
 class SearchModel(Protocol):
@@ -70,16 +72,22 @@ class MonteCarloBot(Bot):
         model, rng, seat = self.model, self.rng, self.seat
         deadline = time.perf_counter() + self.time_limit
         totals = dict.fromkeys(legal, 0.0)
+        candidates = legal
         samples = 0
         while samples < self.samples and (samples == 0 or time.perf_counter() < deadline):
             sample = model.sample(observation, rng)
-            for action in legal:
+            for action in candidates:
                 trial = sample.clone()
                 trial.apply(action)
                 model.playout(trial, rng)
                 totals[action] += model.loss(trial, seat)
             samples += 1
-        return min(legal, key=lambda action: (totals[action], action))
+            if samples % HALVING_PERIOD == 0 and len(candidates) > 2:
+                # Successive halving: spend the remaining samples on the better half. The
+                # survivors have all seen the same samples, so their totals compare fairly.
+                candidates = sorted(candidates, key=lambda action: (totals[action], action))
+                candidates = candidates[: max(2, len(candidates) // 2)]
+        return min(candidates, key=lambda action: (totals[action], action))
 
 
 class CardSearch:
@@ -150,7 +158,7 @@ def greedy_playout(state: CardState, rand: Callable[[], float], exploration: flo
                 key = -value if totals[target] + value <= LIMIT else 100 + 8 * len(state.piles[target]) + value
                 if key < best:
                     best, code, pile = key, card, target
-        state.apply(code * 3 + pile)
+        state.apply_trusted(code * 3 + pile)
 
 
 MODELS: dict[type, Callable[[Any], SearchModel]] = {CardGame: CardSearch}

@@ -197,6 +197,11 @@ class State(ABC, Generic[G]):
             raise IllegalAction(reason)
         self._apply(action)
 
+    def apply_trusted(self, action: Action) -> None:
+        """Carry out an action known to be legal, without the checks: for search playouts,
+        whose policies choose only legal actions. Anything from outside goes through `apply`."""
+        self._apply(action)
+
     def apply_text(self, text: str) -> Action:
         """Parse and apply an action given in text form; returns its id."""
         action = self.game.action_from_text(text)

@@ -42,6 +42,10 @@ WILD_COUNT = 8
 WILD_CODE = WILD * 8 + WILD_VALUE
 VALUE_OF = [code & 7 for code in range(32)]
 SUIT_OF = [code >> 3 for code in range(32)]
+ACTIONS_OF = [
+    (code * 3, code * 3 + 1, code * 3 + 2) if code >> 3 == WILD else (code * 3 + (code >> 3),) for code in range(32)
+]
+"""The actions of each card: ids ascend with the card code, so a sorted hand gives sorted actions."""
 
 
 def card_code(suit: int, value: int) -> int:
@@ -415,14 +419,8 @@ class CardState(State[CardGame]):
         if self.turn < 0:
             return []
         actions: list[int] = []
-        last = -1
-        for code in sorted(self.hands[self.turn]):
-            if code != last:
-                last = code
-                if code >> 3 == WILD:
-                    actions += (code * 3, code * 3 + 1, code * 3 + 2)
-                else:
-                    actions.append(code * 3 + (code >> 3))
+        for code in sorted(set(self.hands[self.turn])):
+            actions += ACTIONS_OF[code]
         return actions
 
     def _illegal_reason(self, action: Action) -> str | None:
