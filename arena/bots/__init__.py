@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena.bots import board13_policies as board13_policies
 from arena.bots.base import Bot, StaticTurn, Turn
 from arena.bots.heuristic import HeuristicBot
 from arena.bots.montecarlo import MonteCarloBot

@@ -541,29 +541,29 @@ class Board13State(State[Board13]):
         return (WIN, LOSS) if self.winner == 0 else (LOSS, WIN)
 
     def default_action(self) -> Action:
-        """The legal action that removes most (monuments first), else the lowest id."""
-        best, best_gain = PASS, (-1, -1)
-        for action in self.legal_actions():
-            gain = self.gain(action)
-            if gain > best_gain:
-                best, best_gain = action, gain
-        return best
+        """The action that removes most (monuments first), else the lowest legal action."""
+        capture = self.best_capture()
+        return capture[2] if capture[2] >= 0 else min(self._actions())
 
     def gain(self, action: Action) -> tuple[int, int]:
         """(monuments, stones) that a legal `action` would remove, without playing it."""
         if action == PASS:
             return (0, 0)
+        return self._gain_at(action if action < MOVE_BASE else (action - MOVE_BASE) % FIELDS)
+
+    def _gain_at(self, end: int) -> tuple[int, int]:
+        """(monuments, stones) that a piece of the side to move arriving on `end` would remove.
+
+        Where the piece comes from never matters: a piece coming from beyond an enclosed one
+        would have had to jump over it.
+        """
         board = self.board
         mine = self.turn + 1
         enemy = 2 - self.turn
-        if action < MOVE_BASE:
-            start, end = -1, action
-        else:
-            start, end = divmod(action - MOVE_BASE, FIELDS)
         monuments = stones = 0
         for near, far in self.game.clamps[end]:
             code = board[near]
-            if code and far != start and board[far] & OWNER == mine:
+            if code and board[far] & OWNER == mine:
                 if code & OWNER == enemy:
                     if code & MONUMENT:
                         monuments += 1
@@ -572,6 +572,44 @@ class Board13State(State[Board13]):
                 elif code == NEUTRAL_MONUMENT:
                     monuments += 1
         return monuments, stones
+
+    def best_capture(self) -> tuple[int, int, Action]:
+        """(monuments, stones, action) for the legal action that removes most, monuments first.
+
+        (0, 0, -1) when no action removes anything. Cheaper than trying every action: only the
+        empty fields next to something removable are looked at, then whether a piece can get there.
+        """
+        turn = self.turn
+        best: tuple[int, int, Action] = (0, 0, -1)
+        if turn < 0:
+            return best
+        board = self.board
+        allowed = self.game.allowed[turn]
+        axes = self.game.axes
+        placing = self.reserves[turn] > 0
+        mine = turn + 1
+        enemy = 2 - turn
+        for end in range(FIELDS):
+            if board[end] or not allowed[end]:
+                continue
+            monuments, stones = self._gain_at(end)
+            if (monuments, stones) <= best[:2]:
+                continue
+            if any(board[a] & OWNER == enemy and board[b] & OWNER == enemy for a, b in axes[end]):
+                continue
+            if placing:
+                best = (monuments, stones, end)
+                continue
+            for ray in RAYS[end]:
+                for spot in ray:
+                    code = board[spot]
+                    if code:
+                        if code & OWNER == mine and not code & FIXED:
+                            best = (monuments, stones, move_action(spot, end))
+                        break
+                if best[2] >= 0 and best[:2] == (monuments, stones):
+                    break
+        return best
 
     def clone(self) -> Self:
         twin = object.__new__(type(self))
