@@ -46,18 +46,24 @@ POLICIES: dict[type, Policy] = {CardGame: card_policy}
 """The rule-based policy of each game family, found by the game's class."""
 
 
+def policy_for(game: Game) -> Policy | None:
+    """The rule-based policy of the game's family, if there is one."""
+    for family, policy in POLICIES.items():
+        if isinstance(game, family):
+            return policy
+    return None
+
+
 class HeuristicBot(Bot):
     name = "heuristic"
     description = "a rule-based player: safe high cards first, then the cheapest pile to take"
 
     def __init__(self, game: Game, seat: int, seed: int = 0) -> None:
         super().__init__(game, seat, seed)
-        for family, policy in POLICIES.items():
-            if isinstance(game, family):
-                self._policy = policy
-                break
-        else:
+        policy = policy_for(game)
+        if policy is None:
             raise ValueError(f"the heuristic bot does not play {game.name}")
+        self._policy = policy
 
     def act(self, turn: Turn) -> Action:
         legal = turn.legal_actions

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from arena.bots.base import Bot, Turn
+from arena.bots.heuristic import policy_for
 from arena.games.base import Action, Game, State
 from arena.games.cards import LIMIT, WILD, CardGame, CardObservation, CardState
 
@@ -63,6 +64,9 @@ class MonteCarloBot(Bot):
             raise ValueError(f"the mc bot does not play {game.name}")
         self.time_limit = time_limit
         self.samples = samples
+        self.prior = policy_for(game)
+        # A model may say by how much mean loss a searched move must beat the rule-based one.
+        self.margin: float = getattr(self.model, "margin", 0.0)
 
     def act(self, turn: Turn) -> Action:
         legal = list(turn.legal_actions)
@@ -71,6 +75,7 @@ class MonteCarloBot(Bot):
         observation = turn.observation
         model, rng, seat = self.model, self.rng, self.seat
         deadline = time.perf_counter() + self.time_limit
+        prior = self.prior(observation, legal) if self.prior is not None else None
         totals = dict.fromkeys(legal, 0.0)
         candidates = legal
         samples = 0
@@ -85,9 +90,16 @@ class MonteCarloBot(Bot):
             if samples % HALVING_PERIOD == 0 and len(candidates) > 2:
                 # Successive halving: spend the remaining samples on the better half. The
                 # survivors have all seen the same samples, so their totals compare fairly.
-                candidates = sorted(candidates, key=lambda action: (totals[action], action))
-                candidates = candidates[: max(2, len(candidates) // 2)]
-        return min(candidates, key=lambda action: (totals[action], action))
+                ranked = sorted(candidates, key=lambda action: (totals[action], action))
+                candidates = ranked[: max(2, len(ranked) // 2)]
+                if prior is not None and prior not in candidates:
+                    candidates.append(prior)
+        best = min(candidates, key=lambda action: (totals[action], action))
+        if prior is not None and totals[best] > totals[prior] - self.margin * samples:
+            # Sampling noise must not overrule a sound rule: leave the rule's move only when
+            # the search finds a clearly better one.
+            return prior
+        return best
 
 
 class CardSearch:
@@ -100,6 +112,8 @@ class CardSearch:
 
     exploration = 0.2
     """The share of playout moves chosen uniformly at random instead of greedily."""
+    margin = 0.25
+    """Penalty points a round by which a move must beat the heuristic's move to replace it."""
 
     def __init__(self, game: CardGame) -> None:
         self.game = game
