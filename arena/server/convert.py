@@ -73,63 +73,81 @@ def _cards(suits: tuple[str, ...]) -> tuple[pb.Card, ...]:
 class CardEncoder:
     """Turns the successive observations of one match into messages, reusing what is unchanged.
 
-    A round's moves and collected cards only grow, so the encoder keeps the public part of the
-    last message and appends to it; each observation is then one copy of that part plus the
-    seat's hand. Observations must come in the order of the match (any seat, or public views).
+    Within a round the moves and collected cards only grow and a pile only grows or restarts,
+    so the encoder keeps the public part of the last message and brings it up to date; each
+    observation is then one copy of that part plus the seat's hand. Observations must come in
+    the order of the match (any seat's, or public views).
     """
 
-    __slots__ = ("_collected", "_moves", "_penalties", "_round", "_template")
+    __slots__ = ("_collected", "_moves", "_penalties", "_piles", "_round", "_template")
 
     def __init__(self) -> None:
         self._template = pb.CardObservation()
         self._round = -1
         self._moves = 0
         self._collected: list[int] = []
+        self._piles: list[tuple[int, ...]] = []
         self._penalties = 0
 
     def encode(self, obs: CardObservation) -> pb.Observation:
+        message = pb.Observation()
+        self.encode_into(obs, message)
+        return message
+
+    def encode_into(self, obs: CardObservation, message: pb.Observation) -> None:
+        """Write `obs` into `message` (usually a field of the message about to be sent)."""
         cards = _cards(obs.suits)
-        suits = obs.suits
         public = self._template
         if obs.round != self._round:
-            self._round, self._moves, self._collected = obs.round, 0, [0] * obs.players
-            del public.moves[:]
-            del public.collected[:]
-            public.collected.extend(pb.CardList() for _ in range(obs.players))
+            self._start_round(obs)
         if len(obs.round_penalties) != self._penalties:
             self._penalties = len(obs.round_penalties)
             del public.round_penalties[:]
             public.round_penalties.extend(pb.RoundPenalties(penalties=p) for p in obs.round_penalties)
         public.scores[:] = obs.scores
-        moves = _moves(suits, obs.players)
-        first = obs.first_player
-        for index in range(self._moves, len(obs.moves)):
-            public.moves.append(moves[(first + index) % obs.players][obs.moves[index]])
-        self._moves = len(obs.moves)
+        if len(obs.moves) != self._moves:
+            moves = _moves(obs.suits, obs.players)
+            first, players = obs.first_player, obs.players
+            for index in range(self._moves, len(obs.moves)):
+                public.moves.append(moves[(first + index) % players][obs.moves[index]])
+            self._moves = len(obs.moves)
         for seat, taken in enumerate(obs.collected):
             known = self._collected[seat]
             if len(taken) != known:
-                public.collected[seat].cards.extend(cards[code] for code in taken[known:])
+                public.collected[seat].cards.extend([cards[code] for code in taken[known:]])
                 self._collected[seat] = len(taken)
-        del public.piles[:]
-        public.piles.extend(
-            pb.Pile(suit=suits[index], cards=[cards[code] for code in pile], total=obs.totals[index])
-            for index, pile in enumerate(obs.piles)
-        )
-        public.round = obs.round
-        public.rounds = obs.rounds
-        public.first_player = first
-        public.dealer = obs.dealer
+        for index, pile in enumerate(obs.piles):
+            known_pile = self._piles[index]
+            if pile != known_pile:
+                target = public.piles[index]
+                if pile[: len(known_pile)] != known_pile:
+                    del target.cards[:]
+                    known_pile = ()
+                target.cards.extend([cards[code] for code in pile[len(known_pile) :]])
+                target.total = obs.totals[index]
+                self._piles[index] = pile
         public.current_player = max(obs.current_player, 0)
         public.hand_sizes[:] = obs.hand_sizes
         public.draw_pile_size = obs.draw_pile_size
-        public.dummy_size = obs.dummy_size
-        message = pb.Observation()
         seat_view = message.cards
         seat_view.CopyFrom(public)
-        seat_view.hand.extend(cards[code] for code in obs.hand)
+        seat_view.hand.extend([cards[code] for code in obs.hand])
         seat_view.seat = obs.seat
-        return message
+
+    def _start_round(self, obs: CardObservation) -> None:
+        public = self._template
+        self._round, self._moves, self._collected = obs.round, 0, [0] * obs.players
+        self._piles = [()] * len(obs.piles)
+        del public.moves[:]
+        del public.collected[:]
+        public.collected.extend(pb.CardList() for _ in range(obs.players))
+        del public.piles[:]
+        public.piles.extend(pb.Pile(suit=obs.suits[index], total=0) for index in range(len(obs.piles)))
+        public.round = obs.round
+        public.rounds = obs.rounds
+        public.first_player = obs.first_player
+        public.dealer = obs.dealer
+        public.dummy_size = obs.dummy_size
 
 
 @cache

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import secrets
@@ -60,9 +61,9 @@ class LiveMatch:
     record: MatchRecord
     game: Game
     runner: MatchRunner
+    encoder: convert.CardEncoder
     watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
     task: asyncio.Task[None] | None = None
-    encoder: convert.CardEncoder = field(default_factory=convert.CardEncoder)
     last_move: str = ""
 
     @property
@@ -146,10 +147,11 @@ class MatchHost:
         if len(set(remote)) != len(remote):
             raise MatchError("a bot may take only one seat in a match")
         match_id = await self.store.next_match_id()
-        seats = [self._seat(name, index, game, match_id, seed) for index, name in enumerate(seat_names)]
+        encoder = convert.CardEncoder()
+        seats = [self._seat(name, index, game, match_id, seed, encoder) for index, name in enumerate(seat_names)]
         record = MatchRecord(match_id, game.name, game.params(), list(seat_names), now_ms())
         runner = MatchRunner(game, seats, seed, match_id=match_id, clock=clock)
-        live = LiveMatch(record, game, runner)
+        live = LiveMatch(record, game, runner, encoder)
         runner.on_move = live.on_move
         for seat in seats:
             if isinstance(seat, RemoteSeat):
@@ -159,7 +161,9 @@ class MatchHost:
         live.task = asyncio.create_task(self._run(live), name=f"match {match_id}")
         return live
 
-    def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes) -> Seat:
+    def _seat(
+        self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.CardEncoder
+    ) -> Seat:
         if name.startswith(BUILTIN_PREFIX):
             policy = name.removeprefix(BUILTIN_PREFIX)
             if policy not in BOTS:
@@ -176,10 +180,12 @@ class MatchHost:
         if not free:
             raise MatchError(f"bot {name!r} plays its maximum of {playing[0].max_matches} matches at once")
         session = min(free, key=lambda s: len(s.matches))
-        return RemoteSeat(session, match_id, game)
+        return RemoteSeat(session, match_id, game, encoder)
 
     async def _run(self, live: LiveMatch) -> None:
-        record = live.record
+        # The live record stays "running" until the final one is stored, so readers never see a
+        # finished summary without its replay record.
+        record = dataclasses.replace(live.record)
         replay: dict[str, Any] | None = None
         try:
             result = await live.runner.run()
@@ -193,6 +199,7 @@ class MatchHost:
         try:
             await self.store.match_ended(record, replay)
         finally:
+            live.record = record
             for seat in live.runner.seats:
                 if isinstance(seat, RemoteSeat):
                     seat.session.matches.discard(record.match_id)

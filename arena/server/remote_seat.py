@@ -15,11 +15,12 @@ class RemoteSeat(Seat):
 
     timed = True
 
-    def __init__(self, session: Session, match_id: str, game: Game) -> None:
+    def __init__(self, session: Session, match_id: str, game: Game, encoder: convert.CardEncoder) -> None:
         self.name = session.bot
         self.session = session
         self.match_id = match_id
-        self.encoder = convert.CardEncoder()
+        self.encoder = encoder
+        """Shared by every seat and watcher of the match: the public part is encoded once."""
         self.legal = legal_actions_of(game)
         self.strikes = 0
         self._move: MoveRequest | None = None
@@ -39,14 +40,14 @@ class RemoteSeat(Seat):
 
     async def request(self, move: MoveRequest) -> Action:
         self._move, self._answered = move, False
+        response = bot_pb.ConnectResponse()
+        message = response.action_request
+        message.match_id = self.match_id
+        self.encoder.encode_into(move.observation, message.observation)
         legal = self.legal
-        message = bot_pb.ActionRequest(
-            match_id=self.match_id,
-            observation=self.encoder.encode(move.observation),
-            legal_actions=[legal[action] for action in move.legal_actions],
-            time_left_ms=int(move.time_left * 1000),
-        )
-        pending = self.session.request(self.match_id, message, move.time_left)
+        message.legal_actions.extend([legal[action] for action in move.legal_actions])
+        message.time_left_ms = int(move.time_left * 1000)
+        pending = self.session.request(self.match_id, response, move.time_left)
         try:
             action = await pending.answer
         finally:

@@ -139,15 +139,16 @@ class Session:
 
     # -- requests -----------------------------------------------------------------------------
 
-    def request(self, match_id: str, message: bot_pb.ActionRequest, time_left: float) -> Pending:
+    def request(self, match_id: str, response: bot_pb.ConnectResponse, time_left: float) -> Pending:
         """Send an ActionRequest (its request id is set here) and return what awaits the answer."""
         if self.gone:
             raise SeatGone(f"the session of {self.bot} is gone")
         self._request_ids += 1
+        message = response.action_request
         message.request_id = self._request_ids
         pending = Pending(match_id, message, time.monotonic() + time_left, asyncio.get_running_loop().create_future())
         self.pending[message.request_id] = pending
-        self.send(bot_pb.ConnectResponse(action_request=message))
+        self.send(response)
         return pending
 
     def answer(self, action: bot_pb.Action) -> None:

@@ -1,0 +1,89 @@
+"""What the gRPC benchmarks share: an `arena serve` process, registered bots, bot processes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import arena_service_pb2_grpc as api_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+ADMIN = "ata_benchmark-admin"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+@contextlib.contextmanager
+def arena_server() -> Iterator[str]:
+    """`arena serve` with its embedded Redis in a temporary directory; yields HOST:PORT."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
+        env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", data],
+            stdout=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        if "serving" not in line:
+            process.kill()
+            raise RuntimeError(f"arena serve did not start: {line}")
+        try:
+            yield f"127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def register_bots(address: str, names: list[str]) -> dict[str, str]:
+    """One owner with these bots; returns each bot's token."""
+    with grpc.insecure_channel(address) as channel:
+        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        owner = api.CreateOwner(api_pb.CreateOwnerRequest(name="bench"), metadata=bearer(ADMIN)).token
+        return {
+            name: api.RegisterBot(
+                api_pb.RegisterBotRequest(name=name, games=["friday13"]), metadata=bearer(owner)
+            ).token
+            for name in names
+        }
+
+
+def start_bot_processes(address: str, tokens: dict[str, str], max_matches: int) -> list[subprocess.Popen[bytes]]:
+    script = str(ROOT / "sample_bots" / "python" / "random_bot.py")
+    return [
+        subprocess.Popen(
+            [sys.executable, script, "--server", address, "--token", token, "--max-matches", str(max_matches)]
+        )
+        for token in tokens.values()
+    ]
+
+
+def wait_connected(address: str, names: list[str], timeout: float = 30) -> None:
+    with grpc.insecure_channel(address) as channel:
+        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            listed = api.ListBots(api_pb.ListBotsRequest())
+            if set(names) <= {bot.name for bot in listed.bots if bot.connected}:
+                return
+            time.sleep(0.05)
+    raise TimeoutError(f"bots {names} did not connect")
