@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def test_every_observation_of_a_match_comes_back_unchanged(name: str, params: di
     while not state.is_terminal():
         seat = state.current_player()
         for watcher in (seat, (seat + 1) % game.players, -1):
-            observation = state.observation(watcher) if watcher >= 0 else state.public_observation()
+            observation: Any = state.observation(watcher) if watcher >= 0 else state.public_observation()
             message = encoder.encode(observation)
             assert message == convert.card_observation_to_pb(observation), "the incremental encoder drifted"
             if watcher >= 0:

@@ -117,7 +117,7 @@ async def start_arena(redis_url: str, **config: Any) -> AsyncIterator[Arena]:
     try:
         async with running(ServerConfig(**config), redis) as server:
             channel = grpc.aio.insecure_channel(server.address)
-            arena = Arena(server, channel, api_grpc.ArenaServiceStub(channel))
+            arena = Arena(server, channel, api_grpc.ArenaServiceStub(channel))  # type: ignore[no-untyped-call]
             try:
                 yield arena
             finally:
@@ -147,7 +147,8 @@ class RawBot:
 
     async def connect(self, *, resume: bool = False, games: tuple[str, ...] = (), max_matches: int = 4) -> Any:
         """Open a stream and say Hello; returns the Welcome."""
-        self.call = bot_grpc.BotServiceStub(self.channel).Connect(metadata=bearer(self.token))
+        stub = bot_grpc.BotServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.call = stub.Connect(metadata=bearer(self.token))
         hello = bot_pb.Hello(games=games, max_matches=max_matches, resume_session_id=self.session_id if resume else "")
         await self.call.write(bot_pb.ConnectRequest(hello=hello))
         welcome = (await self.expect("welcome")).welcome
@@ -186,7 +187,7 @@ class RawBot:
 
     async def errors(self, count: int) -> list[Any]:
         """The next `count` Error messages, answering requests with their first legal action meanwhile."""
-        errors = []
+        errors: list[Any] = []
         while len(errors) < count:
             message = await self.read(10)
             kind = message.WhichOneof("message")

@@ -84,7 +84,7 @@ def check_observations(record: dict[str, Any], requests: dict[int, list[bot_pb.A
                 request = requests[seat].pop(0)
                 received = convert.observation_from_pb(game, request.observation, [a.id for a in request.legal_actions])
                 assert received == state.observation(seat)
-                assert sorted(received.hand) == sorted(state.hands[seat])
+                assert sorted(received.hand) == sorted(state.hands[seat])  # type: ignore[attr-defined]
                 assert [a.id for a in request.legal_actions] == state.legal_actions()
                 wire = request.SerializeToString()
                 assert seed not in wire and record["seed"].encode() not in wire
