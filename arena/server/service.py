@@ -11,6 +11,7 @@ from importlib import metadata
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from arena.games import game_names
 from arena.server import convert
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 HELLO_TIMEOUT = 10.0
 """Seconds a new stream has to send its Hello."""
 MAX_LIST = 500
+UNREADABLE = "a message could not be parsed as arena.v1.ConnectRequest: the stream is closed"
 
 
 def server_version() -> str:
@@ -58,6 +60,8 @@ class BotServicer(bot_grpc.BotServiceServicer):
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT)
         except TimeoutError:
             await abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT:.0f} s")
+        except DecodeError:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, UNREADABLE)
         if first is grpc.aio.EOF:
             return
         if first.WhichOneof("message") != "hello":
@@ -87,7 +91,7 @@ class BotServicer(bot_grpc.BotServiceServicer):
                 if message is None:
                     return
                 if isinstance(message, Hangup):
-                    await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, message.reason)
+                    await abort(context, message.status, message.reason)
                 await context.write(message)
         finally:
             reader.cancel()
@@ -97,7 +101,11 @@ class BotServicer(bot_grpc.BotServiceServicer):
         """Take the bot's messages until its stream ends (then detach) or it floods (then the writer hangs up)."""
         with contextlib.suppress(grpc.aio.AioRpcError, grpc.RpcError):
             while session.stream == stream:
-                message = await context.read()
+                try:
+                    message = await context.read()
+                except DecodeError:
+                    session.hang_up(stream, UNREADABLE, grpc.StatusCode.INVALID_ARGUMENT)
+                    return
                 if message is grpc.aio.EOF:
                     break
                 if not session.is_answer(message) and not session.bucket.take():

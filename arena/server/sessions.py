@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
+
 from arena.match.seats import SeatGone
 from arena.v1 import bot_service_pb2 as bot_pb
 
@@ -53,9 +55,10 @@ class TokenBucket:
 
 @dataclass(frozen=True)
 class Hangup:
-    """In an outbox: close the stream here, with this reason."""
+    """In an outbox: close the stream here, with this status and reason."""
 
     reason: str
+    status: grpc.StatusCode = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 @dataclass
@@ -121,10 +124,10 @@ class Session:
             )
         )
 
-    def hang_up(self, stream: int, reason: str) -> None:
-        """After what is queued, close stream `stream` with RESOURCE_EXHAUSTED and `reason`."""
+    def hang_up(self, stream: int, reason: str, status: grpc.StatusCode = grpc.StatusCode.RESOURCE_EXHAUSTED) -> None:
+        """After what is queued, close stream `stream` with `status` and `reason`."""
         if self.stream == stream:
-            self._outbox.append(Hangup(reason))
+            self._outbox.append(Hangup(reason, status))
             self._wake.set()
 
     async def next_message(self, stream: int) -> bot_pb.ConnectResponse | Hangup | None:

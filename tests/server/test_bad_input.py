@@ -100,7 +100,20 @@ async def test_a_malformed_message_closes_that_stream_only(arena: Arena) -> None
     with pytest.raises(grpc.aio.AioRpcError) as closed:
         while True:
             await asyncio.wait_for(call.read(), 5)
-    assert closed.value.code() != grpc.StatusCode.OK
+    assert closed.value.code() == grpc.StatusCode.INVALID_ARGUMENT, closed.value
+    assert "could not be parsed" in (closed.value.details() or "")
+    good = await connected(arena, "later-garbage")
+    garbage = arena.channel.stream_stream(
+        "/arena.v1.BotService/Connect", request_serializer=lambda raw: raw, response_deserializer=lambda raw: raw
+    )(metadata=bearer(good.token))
+    await garbage.write(bot_pb.ConnectRequest(hello=bot_pb.Hello()).SerializeToString())
+    await asyncio.wait_for(garbage.read(), 5)
+    await garbage.write(b"\xff\xff\xff")
+    with pytest.raises(grpc.aio.AioRpcError) as later:
+        while True:
+            await asyncio.wait_for(garbage.read(), 5)
+    assert later.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    await good.close()
     await still_serving(arena)
 
 
