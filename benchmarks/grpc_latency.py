@@ -113,7 +113,7 @@ def typical_request() -> bot_pb.ConnectResponse:
         state.apply(rng.choice(state.legal_actions()))
     seat = state.current_player()
     request = bot_pb.ActionRequest(match_id="m000001", request_id=25, time_left_ms=11000)
-    request.observation.CopyFrom(observation_to_pb(state.observation(seat)))
+    request.observation.CopyFrom(observation_to_pb(game, state.observation(seat)))
     request.legal_actions.extend(pb.LegalAction(id=a, text=game.action_text(a)) for a in state.legal_actions())
     return bot_pb.ConnectResponse(action_request=request)
 

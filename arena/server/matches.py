@@ -61,7 +61,7 @@ class LiveMatch:
     record: MatchRecord
     game: Game
     runner: MatchRunner
-    encoder: convert.CardEncoder
+    encoder: convert.Encoder
     watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
     task: asyncio.Task[None] | None = None
     last_move: str = ""
@@ -97,10 +97,10 @@ class LiveMatch:
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
     """A replay record without what is hidden while the match runs: hands, dummy, draw pile, seed."""
     shown = {key: value for key, value in record.items() if key != "seed"}
-    shown["rounds"] = [
-        {key: value for key, value in entry.items() if key not in HIDDEN_RECORD_KEYS}
-        for entry in record.get("rounds", [])
-    ]
+    if "rounds" in record:
+        shown["rounds"] = [
+            {key: value for key, value in entry.items() if key not in HIDDEN_RECORD_KEYS} for entry in record["rounds"]
+        ]
     return shown
 
 
@@ -147,7 +147,7 @@ class MatchHost:
         if len(set(remote)) != len(remote):
             raise MatchError("a bot may take only one seat in a match")
         match_id = await self.store.next_match_id()
-        encoder = convert.CardEncoder()
+        encoder = convert.encoder_for(game)
         seats = [self._seat(name, index, game, match_id, seed, encoder) for index, name in enumerate(seat_names)]
         record = MatchRecord(match_id, game.name, game.params(), list(seat_names), now_ms())
         runner = MatchRunner(game, seats, seed, match_id=match_id, clock=clock)
@@ -161,9 +161,7 @@ class MatchHost:
         live.task = asyncio.create_task(self._run(live), name=f"match {match_id}")
         return live
 
-    def _seat(
-        self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.CardEncoder
-    ) -> Seat:
+    def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.Encoder) -> Seat:
         if name.startswith(BUILTIN_PREFIX):
             policy = name.removeprefix(BUILTIN_PREFIX)
             if policy not in BOTS:

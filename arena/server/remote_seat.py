@@ -15,7 +15,7 @@ class RemoteSeat(Seat):
 
     timed = True
 
-    def __init__(self, session: Session, match_id: str, game: Game, encoder: convert.CardEncoder) -> None:
+    def __init__(self, session: Session, match_id: str, game: Game, encoder: convert.Encoder) -> None:
         self.name = session.bot
         self.session = session
         self.match_id = match_id

@@ -211,7 +211,7 @@ class ArenaServicer(api_grpc.ArenaServiceServicer):
             if found is None:
                 await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             record, replay = found
-            view = convert.observation_to_pb(_final_view(replay)) if replay else None
+            view = _final_view(replay) if replay else None
             yield api_pb.WatchMatchResponse(match=summary_to_pb(record), public_view=view, ended=True)
             return
         queue: asyncio.Queue[Update | None] = asyncio.Queue(maxsize=1024)
@@ -253,8 +253,9 @@ class ArenaServicer(api_grpc.ArenaServiceServicer):
 
 
 def _final_view(replay: dict[str, Any]) -> Any:
+    """The public view at the end of a stored match, re-played from its record."""
     game = convert.game_from_spec(convert.spec_from_params(replay["game"], replay["params"]))
-    return game.replay(replay).public_observation()
+    return convert.observation_to_pb(game, game.replay(replay).public_observation())
 
 
 @contextlib.asynccontextmanager

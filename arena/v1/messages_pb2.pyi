@@ -153,7 +153,7 @@ class Field(_message.Message):
     def __init__(self, square: _Optional[str] = ..., kind: _Optional[_Union[FieldKind, str]] = ..., piece: _Optional[_Union[Piece, str]] = ..., movable: _Optional[bool] = ...) -> None: ...
 
 class Board13Observation(_message.Message):
-    __slots__ = ("scenario", "fields", "reserves", "toppled", "ply", "ply_limit", "current_player", "passes", "capture_diagonal", "goal")
+    __slots__ = ("scenario", "fields", "reserves", "toppled", "ply", "ply_limit", "current_player", "passes", "capture_diagonal", "goal", "neutral_toppled", "moves", "scores", "seat")
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     FIELDS_FIELD_NUMBER: _ClassVar[int]
     RESERVES_FIELD_NUMBER: _ClassVar[int]
@@ -164,6 +164,10 @@ class Board13Observation(_message.Message):
     PASSES_FIELD_NUMBER: _ClassVar[int]
     CAPTURE_DIAGONAL_FIELD_NUMBER: _ClassVar[int]
     GOAL_FIELD_NUMBER: _ClassVar[int]
+    NEUTRAL_TOPPLED_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
     scenario: str
     fields: _containers.RepeatedCompositeFieldContainer[Field]
     reserves: _containers.RepeatedScalarFieldContainer[int]
@@ -174,7 +178,21 @@ class Board13Observation(_message.Message):
     passes: int
     capture_diagonal: bool
     goal: str
-    def __init__(self, scenario: _Optional[str] = ..., fields: _Optional[_Iterable[_Union[Field, _Mapping]]] = ..., reserves: _Optional[_Iterable[int]] = ..., toppled: _Optional[_Iterable[int]] = ..., ply: _Optional[int] = ..., ply_limit: _Optional[int] = ..., current_player: _Optional[int] = ..., passes: _Optional[int] = ..., capture_diagonal: _Optional[bool] = ..., goal: _Optional[str] = ...) -> None: ...
+    neutral_toppled: _containers.RepeatedScalarFieldContainer[int]
+    moves: _containers.RepeatedCompositeFieldContainer[Board13Move]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    seat: int
+    def __init__(self, scenario: _Optional[str] = ..., fields: _Optional[_Iterable[_Union[Field, _Mapping]]] = ..., reserves: _Optional[_Iterable[int]] = ..., toppled: _Optional[_Iterable[int]] = ..., ply: _Optional[int] = ..., ply_limit: _Optional[int] = ..., current_player: _Optional[int] = ..., passes: _Optional[int] = ..., capture_diagonal: _Optional[bool] = ..., goal: _Optional[str] = ..., neutral_toppled: _Optional[_Iterable[int]] = ..., moves: _Optional[_Iterable[_Union[Board13Move, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class Board13Move(_message.Message):
+    __slots__ = ("seat", "action_id", "text")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    action_id: int
+    text: str
+    def __init__(self, seat: _Optional[int] = ..., action_id: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("cards", "board13")

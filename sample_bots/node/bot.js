@@ -2,7 +2,7 @@
 // A Thirteen Arena bot in JavaScript. It reads the wire contract straight from ../../proto,
 // keeps one session with the arena, resumes it after a lost stream, and plays a simple
 // heuristic from the legal actions' text and the pile totals: the highest card that keeps its
-// pile at 13 or less, else the lowest card.
+// pile at 13 or less, else the lowest card (in board13, a random legal action).
 //
 //   node bot.js --server 127.0.0.1:50051 --token atb_... [--games friday13,amigo13]
 //               [--max-matches 4] [--matches N]
@@ -58,11 +58,16 @@ function parseAction(text) {
 }
 
 function choose(request) {
+  const legalActions = request.legal_actions;
+  if (request.observation.game !== 'cards') {
+    // Another game (board13): a random legal action.
+    return legalActions[Math.floor(Math.random() * legalActions.length)].id;
+  }
   const totals = {};
   for (const pile of request.observation.cards.piles) totals[pile.suit] = pile.total;
   let best = null;
   let bestKey = null;
-  for (const legal of request.legal_actions) {
+  for (const legal of legalActions) {
     const action = parseAction(legal.text);
     const safe = (totals[action.pile] || 0) + action.value <= LIMIT;
     // Safe cards first, highest value first; otherwise the lowest card, so the pile restarts low.

@@ -10,6 +10,7 @@ import pytest
 from arena.bots import make_bot
 from arena.bots.base import StaticTurn
 from arena.games import make_game
+from arena.games.board13 import scenario_names
 from arena.server import convert
 from arena.v1 import messages_pb2 as pb
 
@@ -39,10 +40,31 @@ def test_every_observation_of_a_match_comes_back_unchanged(name: str, params: di
         state.apply(rng.choice(state.legal_actions()))
 
 
+@pytest.mark.parametrize("scenario", scenario_names())
+def test_board13_positions_come_back_unchanged(scenario: str) -> None:
+    game = make_game("board13", scenario=scenario)
+    rng = random.Random(5)
+    state = game.new_match(b"")
+    encoder = convert.encoder_for(game)
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        seat = state.current_player()
+        for watcher in (seat, 1 - seat):
+            observation = state.observation(watcher)
+            message = encoder.encode(observation)
+            legal = state.legal_actions() if watcher == seat else []
+            assert convert.observation_from_pb(game, message, legal) == observation
+        state.apply(rng.choice(state.legal_actions()))
+    view = encoder.encode(state.public_observation()).board13
+    assert view.seat == -1 and len(view.fields) == 49 and view.scenario == scenario
+    assert [move.text for move in view.moves][:1] == [game.action_text(view.moves[0].action_id)]
+
+
 def test_a_spectators_view_has_no_hand_and_seat_minus_one() -> None:
     game = make_game("amigo13", players=4)
     state = game.new_match(b"x")
-    view = convert.observation_to_pb(state.public_observation()).cards
+    view = convert.observation_to_pb(game, state.public_observation()).cards
     assert view.seat == -1 and len(view.hand) == 0 and view.draw_pile_size == 50 - 20
     assert sum(view.hand_sizes) == 20
 
@@ -55,7 +77,7 @@ def test_builtin_policies_choose_the_same_action_from_the_converted_observation(
         seat = state.current_player()
         legal = state.legal_actions()
         direct = make_bot("heuristic", game, seat).act(StaticTurn(seat, legal, state.observation(seat)))
-        wire = convert.observation_to_pb(state.observation(seat))
+        wire = convert.observation_to_pb(game, state.observation(seat))
         converted = convert.observation_from_pb(game, wire, legal)
         assert make_bot("heuristic", game, seat).act(StaticTurn(seat, legal, converted)) == direct
         state.apply(rng.choice(legal))
