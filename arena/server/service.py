@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError
 from arena.games import game_names
 from arena.server import convert
 from arena.server.auth import abort, authenticate, require
-from arena.server.matches import MatchError, MatchHost, Update, summary_to_pb, watch_message
+from arena.server.matches import WATCH_BUFFER, MatchError, MatchHost, Update, summary_to_pb, watch_message
 from arena.server.sessions import Hangup, Session, SessionRegistry
 from arena.store import NameTaken, NotFound, Store, StoreError
 from arena.store.store import BotRecord
@@ -214,7 +214,7 @@ class ArenaServicer(api_grpc.ArenaServiceServicer):
             view = _final_view(replay) if replay else None
             yield api_pb.WatchMatchResponse(match=summary_to_pb(record), public_view=view, ended=True)
             return
-        queue: asyncio.Queue[Update | None] = asyncio.Queue(maxsize=1024)
+        queue: asyncio.Queue[Update | None] = asyncio.Queue(maxsize=WATCH_BUFFER)
         live.watchers.add(queue)
         try:
             yield watch_message(live.record, Update(live.public_view(), live.last_move))

@@ -12,7 +12,6 @@ import asyncio
 import collections
 import secrets
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -259,6 +258,3 @@ class SessionRegistry:
     def close_all(self) -> None:
         for session in list(self.by_id.values()):
             self.expire(session)
-
-    def sessions(self) -> Iterable[Session]:
-        return self.by_id.values()

@@ -1,0 +1,58 @@
+"""The server with TLS: bots and tools connect with the CA's certificate."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.sdk import Client
+from arena.server.app import ServerConfig, running
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import arena_service_pb2_grpc as api_grpc
+from tests.server.conftest import ADMIN, RandomBot, bearer
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate and is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+async def test_bots_and_tools_connect_over_tls(redis_url: str, certificate: tuple[Path, Path]) -> None:
+    from redis.asyncio import Redis
+
+    cert, key = certificate
+    redis = Redis.from_url(redis_url)
+    config = ServerConfig(host="localhost", port=0, tls_cert=cert, tls_key=key, admin_token=ADMIN)
+    async with running(config, redis) as server:
+        credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        async with grpc.aio.secure_channel(server.address, credentials) as channel:
+            api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+            owner = await api.CreateOwner(api_pb.CreateOwnerRequest(name="tls"), metadata=bearer(ADMIN))
+            bot = await api.RegisterBot(api_pb.RegisterBotRequest(name="sealed"), metadata=bearer(owner.token))
+            client = Client(RandomBot, server.address, bot.token, credentials=credentials, matches=1)
+            player = asyncio.create_task(client.run())
+            await asyncio.wait_for(client.welcomed.wait(), 5)
+            request = api_pb.CreateMatchRequest(seats=["sealed", "builtin:random", "builtin:random"])
+            request.game.game = "amigo13"
+            await api.CreateMatch(request, metadata=bearer(ADMIN))
+            await asyncio.wait_for(player, 30)
+            assert len(client.ended) == 1
+        async with grpc.aio.insecure_channel(server.address) as plain:
+            with pytest.raises(grpc.aio.AioRpcError):
+                await api_grpc.ArenaServiceStub(plain).ListBots(api_pb.ListBotsRequest(), timeout=2)  # type: ignore[no-untyped-call]
+    await redis.aclose()
