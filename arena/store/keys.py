@@ -16,6 +16,16 @@
 | arena:matches:game:{game}        | zset   | the same, per game                                   |
 | arena:matches:bot:{bot}          | zset   | the same, per bot                                    |
 | arena:matches:running            | set    | ids of matches started and not yet ended             |
+| arena:rating:{game}:{bot}        | hash   | mu, sigma, games, last_ms: the bot's rating          |
+| arena:leaderboard:{game}         | zset   | bot names by mu - 3 sigma                            |
+| arena:history:{game}:{bot}       | stream | match_id, mu, sigma, games, at: after each rated one |
+| arena:results:{game}             | list   | result records (JSON) in finishing order, for        |
+|                                  |        | `arena ratings recompute`; aborted ones included     |
+| arena:results:{game}:applied     | set    | match ids whose result was applied (exactly once)    |
+| arena:rating-model:{game}        | hash   | TrueSkill parameters of the game, if not defaults    |
+| arena:ladder:{game}:queue        | hash   | ticket -> waiting entry (JSON: bot, session, since)  |
+| arena:ladder:{game}:lock         | string | the node whose matchmaker acts now (PX expiry)       |
+| arena:ladder:{game}:{size}:seats | hash   | "{bot}:{seat}" -> ladder matches in that seat        |
 """
 
 from __future__ import annotations
@@ -56,3 +66,45 @@ def matches_of_game(game: str) -> str:
 
 def matches_of_bot(bot_name: str) -> str:
     return f"{PREFIX}matches:bot:{bot_name}"
+
+
+# -- ratings (arena/store/ratings.py) -------------------------------------------------------------
+
+
+def rating(game: str, bot_name: str) -> str:
+    return f"{PREFIX}rating:{game}:{bot_name}"
+
+
+def leaderboard(game: str) -> str:
+    return f"{PREFIX}leaderboard:{game}"
+
+
+def history(game: str, bot_name: str) -> str:
+    return f"{PREFIX}history:{game}:{bot_name}"
+
+
+def results(game: str) -> str:
+    return f"{PREFIX}results:{game}"
+
+
+def results_applied(game: str) -> str:
+    return f"{PREFIX}results:{game}:applied"
+
+
+def rating_model(game: str) -> str:
+    return f"{PREFIX}rating-model:{game}"
+
+
+# -- the ladder (arena/store/ladder.py) -----------------------------------------------------------
+
+
+def ladder_queue(game: str) -> str:
+    return f"{PREFIX}ladder:{game}:queue"
+
+
+def ladder_lock(game: str) -> str:
+    return f"{PREFIX}ladder:{game}:lock"
+
+
+def ladder_seats(game: str, size: int) -> str:
+    return f"{PREFIX}ladder:{game}:{size}:seats"

@@ -1,0 +1,261 @@
+"""Ratings in Redis: per game a hash per bot, the leaderboard, history streams and the stored results.
+
+Exactly once: `apply` reads the seats' ratings, computes the update with the pure
+`arena.ratings.apply_result`, and writes it with one Lua script that first checks the game's set
+of applied match ids and that the ratings it read are still the stored ones. The script writes
+ratings, leaderboard, history, the result and the match id together, or nothing. A second
+delivery finds the id and changes nothing; a node that dies after computing wrote nothing, so
+the next delivery computes the same update again; a concurrent change of the same bots makes
+the script refuse, and `apply` reads and computes again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
+from redis.exceptions import WatchError
+
+from arena.ratings import BotRating, HistoryEntry, RatingBook, RatingModel, RatingUpdate, ResultRecord
+from arena.ratings import apply_result as compute_update
+from arena.ratings import recompute as recompute_book
+from arena.store import keys
+
+MAX_ATTEMPTS = 50
+"""Reads and computations of one result before `apply` gives up (only under heavy contention)."""
+
+APPLIED, DUPLICATE, CONFLICT = 1, 0, -1
+
+_APPLY = """
+-- KEYS: applied set, results list, leaderboard, then per bot: rating hash, history stream
+-- ARGV: match id, result JSON, bot count, then per bot 8 values:
+--       name, expected "mu|sigma|games" ('' when unrated), mu, sigma, games, conservative, last_ms, at
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
+local count = tonumber(ARGV[3])
+for i = 0, count - 1 do
+  local arg = 4 + i * 8
+  local now = redis.call('HMGET', KEYS[4 + 2 * i], 'mu', 'sigma', 'games')
+  local seen = ''
+  if now[1] then seen = now[1] .. '|' .. (now[2] or '') .. '|' .. (now[3] or '') end
+  if seen ~= ARGV[arg + 1] then return -1 end
+end
+for i = 0, count - 1 do
+  local arg = 4 + i * 8
+  redis.call('HSET', KEYS[4 + 2 * i], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3], 'games', ARGV[arg + 4],
+             'last_ms', ARGV[arg + 6])
+  redis.call('ZADD', KEYS[3], ARGV[arg + 5], ARGV[arg])
+  redis.call('XADD', KEYS[5 + 2 * i], '*', 'match_id', ARGV[1], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3],
+             'games', ARGV[arg + 4], 'at', ARGV[arg + 7])
+end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('RPUSH', KEYS[2], ARGV[2])
+return 1
+"""
+
+
+class RatingStoreError(RuntimeError):
+    """A result that could not be written; the message says why."""
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One line of a game's leaderboard."""
+
+    rank: int
+    bot: str
+    mu: float
+    sigma: float
+    games: int
+    last_ms: int
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """An update computed from the ratings as read: what `commit` writes if they are unchanged."""
+
+    game: str
+    result: ResultRecord
+    update: RatingUpdate
+    seen: Mapping[str, str]
+    """Per rated bot, the stored "mu|sigma|games" the update was computed from ('' if it had none)."""
+
+
+def _text(value: bytes | str | None) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _number(value: float) -> str:
+    return repr(float(value))
+
+
+class RatingStore:
+    """Ratings, leaderboards, history and results of every game."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._apply = redis.register_script(_APPLY)
+
+    # -- the model ---------------------------------------------------------------------------------
+
+    async def model(self, game: str) -> RatingModel:
+        """The game's TrueSkill parameters: the stored ones, else the defaults."""
+        stored = await self.redis.hgetall(keys.rating_model(game))
+        return RatingModel.from_dict({_text(name): float(_text(value)) for name, value in stored.items()})
+
+    def set_model(self, game: str, model: RatingModel, pipe: Pipeline) -> None:
+        """Queue the replacement of the game's parameters on `pipe` (part of a recompute)."""
+        pipe.delete(keys.rating_model(game))
+        pipe.hset(keys.rating_model(game), mapping={name: _number(value) for name, value in model.to_dict().items()})
+
+    # -- applying results --------------------------------------------------------------------------
+
+    async def apply(self, game: str, result: ResultRecord) -> RatingUpdate | None:
+        """Apply a result once: the update written, or None when its match id was applied before."""
+        for _ in range(MAX_ATTEMPTS):
+            prepared = await self.prepare(game, result)
+            if prepared is None:
+                return None
+            outcome = await self.commit(prepared)
+            if outcome == APPLIED:
+                return prepared.update
+            if outcome == DUPLICATE:
+                return None
+        raise RatingStoreError(f"result {result.match_id} of {game}: the ratings kept changing; deliver it again")
+
+    async def prepare(self, game: str, result: ResultRecord) -> Prepared | None:
+        """Read the seats' ratings and compute the update; None when the result was applied before."""
+        if await self.redis.sismember(keys.results_applied(game), result.match_id):
+            return None
+        names = sorted(set(result.seats))
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games"])
+        rows = await pipe.execute()
+        current: dict[str, BotRating] = {}
+        seen: dict[str, str] = {}
+        for name, (mu, sigma, games) in zip(names, rows, strict=True):
+            if mu is None:
+                seen[name] = ""
+                continue
+            seen[name] = f"{_text(mu)}|{_text(sigma)}|{_text(games)}"
+            current[name] = BotRating.from_dict(name, {"mu": _text(mu), "sigma": _text(sigma), "games": _text(games)})
+        update = compute_update(current, result, await self.model(game))
+        return Prepared(game, result, update, {row.bot: seen[row.bot] for row in update.ratings})
+
+    async def commit(self, prepared: Prepared) -> int:
+        """Write a prepared update: APPLIED, DUPLICATE (applied before) or CONFLICT (ratings changed since)."""
+        game, update = prepared.game, prepared.update
+        last_ms = round(prepared.result.finished_at * 1000)
+        script_keys = [keys.results_applied(game), keys.results(game), keys.leaderboard(game)]
+        args: list[str | int] = [update.match_id, json.dumps(prepared.result.to_dict()), len(update.ratings)]
+        for row in update.ratings:
+            script_keys += [keys.rating(game, row.bot), keys.history(game, row.bot)]
+            args += [row.bot, prepared.seen[row.bot], _number(row.mu), _number(row.sigma), row.games,
+                     _number(row.conservative), last_ms, _number(prepared.result.finished_at)]  # fmt: skip
+        return int(await self._apply(keys=script_keys, args=args))
+
+    async def is_applied(self, game: str, match_id: str) -> bool:
+        return bool(await self.redis.sismember(keys.results_applied(game), match_id))
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    async def ratings(self, game: str, bots: Iterable[str]) -> dict[str, BotRating]:
+        """The stored ratings of those of `bots` that have played `game`."""
+        names = sorted(set(bots))
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games"])
+        found: dict[str, BotRating] = {}
+        for name, (mu, sigma, games) in zip(names, await pipe.execute(), strict=True):
+            if mu is not None:
+                found[name] = BotRating.from_dict(name, {"mu": _text(mu), "sigma": _text(sigma), "games": _text(games)})
+        return found
+
+    async def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardRow]:
+        """Best first by mu - 3 sigma."""
+        stored = await self.redis.zrevrange(keys.leaderboard(game), 0, max(1, limit) - 1)
+        names = [_text(cast(bytes, name)) for name in stored]
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games", "last_ms"])
+        rows = []
+        for rank, (name, (mu, sigma, games, last_ms)) in enumerate(zip(names, await pipe.execute(), strict=True), 1):
+            if mu is not None:
+                rows.append(
+                    LeaderboardRow(rank, name, float(mu), float(sigma), int(games or 0), int(float(last_ms or 0)))
+                )
+        return rows
+
+    async def history(self, game: str, bot: str, limit: int = 1000) -> list[HistoryEntry]:
+        """The bot's rating after each of its latest `limit` rated matches, oldest first."""
+        entries: list[tuple[bytes, dict[bytes, bytes]]] = cast(
+            Any, await self.redis.xrevrange(keys.history(game, bot), count=limit)
+        )
+        points = []
+        for _, fields in reversed(entries):
+            data = {_text(name): _text(value) for name, value in fields.items()}
+            points.append(
+                HistoryEntry(bot, data["match_id"], float(data["mu"]), float(data["sigma"]), int(data["games"]),
+                             float(data["at"]))
+            )  # fmt: skip
+        return points
+
+    async def results(self, game: str) -> list[ResultRecord]:
+        """Every stored result of the game in finishing order (aborted ones too)."""
+        return [ResultRecord.from_dict(json.loads(text)) for text in await self.redis.lrange(keys.results(game), 0, -1)]
+
+    # -- recomputing -------------------------------------------------------------------------------
+
+    async def recompute(self, game: str, model: RatingModel | None = None) -> RatingBook:
+        """Rebuild the game's ratings, leaderboard and history from its stored results.
+
+        With `model`, its parameters replace the game's from now on. A result stored meanwhile
+        makes the rewrite start again, so none is lost.
+        """
+        for _ in range(MAX_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                await pipe.watch(keys.results(game), keys.leaderboard(game), keys.rating_model(game))
+                texts = await pipe.lrange(keys.results(game), 0, -1)
+                old = [_text(cast(bytes, name)) for name in await pipe.zrange(keys.leaderboard(game), 0, -1)]
+                use = model or await self._model_on(pipe, game)
+                book = recompute_book((ResultRecord.from_dict(json.loads(text)) for text in texts), use)
+                pipe.multi()  # type: ignore[no-untyped-call]
+                self._rewrite(game, book, old, pipe)
+                if model is not None:
+                    self.set_model(game, model, pipe)
+                try:
+                    await pipe.execute()
+                except WatchError:
+                    continue
+                return book
+        raise RatingStoreError(f"results of {game} kept arriving during the recompute; run it again")
+
+    async def _model_on(self, pipe: Pipeline, game: str) -> RatingModel:
+        stored: Mapping[Any, Any] = await pipe.hgetall(keys.rating_model(game))
+        return RatingModel.from_dict({_text(name): float(_text(value)) for name, value in stored.items()})
+
+    def _rewrite(self, game: str, book: RatingBook, old: Sequence[str], pipe: Pipeline) -> None:
+        last_ms: dict[str, int] = {}
+        for entry in book.history:
+            last_ms[entry.bot] = round(entry.at * 1000)
+        for name in set(old) | set(book.ratings):
+            pipe.delete(keys.rating(game, name), keys.history(game, name))
+        pipe.delete(keys.leaderboard(game), keys.results_applied(game))
+        for row in book.ratings.values():
+            pipe.hset(keys.rating(game, row.bot), mapping={"mu": _number(row.mu), "sigma": _number(row.sigma),
+                                                           "games": row.games, "last_ms": last_ms.get(row.bot, 0)})  # fmt: skip
+            pipe.zadd(keys.leaderboard(game), {row.bot: row.conservative})
+        for entry in book.history:
+            pipe.xadd(keys.history(game, entry.bot), {name: str(value) for name, value in entry.to_dict().items()})
+        if book.applied:
+            pipe.sadd(keys.results_applied(game), *sorted(book.applied))
