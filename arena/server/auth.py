@@ -44,11 +44,11 @@ async def require(store: Store, context: grpc.aio.ServicerContext, *kinds: str, 
     """The caller, who must hold a token of one of `kinds`."""
     principal = await authenticate(store, context)
     if principal.kind not in kinds:
-        wanted = " or ".join(_a(kind) for kind in kinds)
-        text = why or f"this needs {wanted} token, not {_a(principal.kind)} token"
+        wanted = " or ".join(with_article(kind) for kind in kinds)
+        text = why or f"this needs {wanted} token, not {with_article(principal.kind)} token"
         await abort(context, grpc.StatusCode.PERMISSION_DENIED, text)
     return principal
 
 
-def _a(kind: str) -> str:
+def with_article(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"

@@ -15,7 +15,7 @@ from google.protobuf.message import DecodeError
 
 from arena.games import game_names
 from arena.server import convert
-from arena.server.auth import abort, authenticate, require
+from arena.server.auth import abort, authenticate, require, with_article
 from arena.server.matches import WATCH_BUFFER, MatchError, MatchHost, Update, summary_to_pb, watch_message
 from arena.server.sessions import Hangup, Session, SessionRegistry
 from arena.store import NameTaken, NotFound, Store, StoreError
@@ -54,7 +54,7 @@ class BotServicer(bot_grpc.BotServiceServicer):
             await abort(
                 context,
                 grpc.StatusCode.PERMISSION_DENIED,
-                f"Connect needs a bot token, not {principal.kind} token: register the bot and use the token RegisterBot gave",
+                f"Connect needs a bot token, not {with_article(principal.kind)} token: use the token RegisterBot gave",
             )
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT)
