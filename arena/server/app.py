@@ -18,10 +18,12 @@ from grpc_reflection.v1alpha import reflection
 from redis.asyncio import Redis
 
 from arena.match import Clock
+from arena.ratings import ResultRecord
 from arena.server.matches import MatchHost
 from arena.server.service import ArenaServicer, BotServicer
 from arena.server.sessions import Limits, SessionRegistry
 from arena.store import Store, open_redis
+from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -61,6 +63,7 @@ class RunningServer:
     sessions: SessionRegistry
     host: MatchHost
     new_admin_token: str | None
+    ratings: RatingStore | None = None
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -77,6 +80,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     new_admin_token = await store.ensure_admin_token(config.admin_token)
     sessions = SessionRegistry(config.limits)
     host = MatchHost(store, sessions, config.clock)
+    ratings = RatingStore(redis)
+    host.ended_hooks.append(lambda record, result: rate(ratings, record.game, result))
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
@@ -100,12 +105,19 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     for name in ("", *SERVICE_NAMES):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     try:
-        yield RunningServer(f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token)
+        yield RunningServer(f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings)
     finally:
         await health.enter_graceful_shutdown()
         await host.shutdown()
         sessions.close_all()
         await server.stop(grace=1.0)
+
+
+async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:
+    """Apply a finished match to the ratings (once; an aborted one is only recorded as seen)."""
+    update = await ratings.apply(game, result)
+    if update is not None and not update.rated:
+        log.info("match %s: %s", result.match_id, update.skipped)
 
 
 async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:

@@ -8,7 +8,7 @@ import dataclasses
 import hashlib
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,7 @@ from arena.bots import BOTS, make_bot
 from arena.games import Game, GameError
 from arena.games.base import Action, State, seed_commitment
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
+from arena.ratings import ResultRecord
 from arena.server import convert
 from arena.server.remote_seat import RemoteSeat
 from arena.server.sessions import SessionRegistry
@@ -31,6 +32,10 @@ HIDDEN_RECORD_KEYS = ("hands", "dummy", "draw_pile")
 """Parts of a round in a replay record that nobody may see while the match runs."""
 WATCH_BUFFER = 1024
 """Updates a watcher may fall behind before it is cut off."""
+
+
+EndedHook = Callable[[MatchRecord, ResultRecord], Awaitable[None]]
+"""Called once a finished match is stored, with its summary and result: ratings, the ladder."""
 
 
 class MatchError(ValueError):
@@ -124,6 +129,7 @@ class MatchHost:
         self.sessions = sessions
         self.default_clock = default_clock
         self.live: dict[str, LiveMatch] = {}
+        self.ended_hooks: list[EndedHook] = []
 
     async def create(
         self, spec: pb.GameSpec, seat_names: Sequence[str], seed_hex: str = "", clock: Clock | None = None
@@ -185,10 +191,11 @@ class MatchHost:
         # finished summary without its replay record.
         record = dataclasses.replace(live.record)
         replay: dict[str, Any] | None = None
+        forfeited: tuple[int, ...] = ()
         try:
             result = await live.runner.run()
             record.scores, record.ranks = list(result.scores), list(result.ranks)
-            record.termination = result.termination
+            record.termination, forfeited = result.termination, result.forfeited
             replay = result.record
         except Exception:
             log.exception("match %s stopped by a server error", record.match_id)
@@ -196,6 +203,7 @@ class MatchHost:
         record.ended_ms = now_ms()
         try:
             await self.store.match_ended(record, replay)
+            await self._ended(record, forfeited)
         finally:
             live.record = record
             for seat in live.runner.seats:
@@ -203,6 +211,23 @@ class MatchHost:
                     seat.session.matches.discard(record.match_id)
             live.broadcast(Update(live.public_view(), live.last_move, ended=True))
             self.live.pop(record.match_id, None)
+
+    async def _ended(self, record: MatchRecord, forfeited: tuple[int, ...]) -> None:
+        """Tell the hooks; a failing hook is logged, the match stays stored."""
+        if not self.ended_hooks:
+            return
+        seats = tuple(record.seats)
+        if record.termination == "aborted":
+            result = ResultRecord(record.match_id, seats, (0,) * len(seats), (1,) * len(seats), "aborted",
+                                  finished_at=record.ended_ms / 1000)  # fmt: skip
+        else:
+            result = ResultRecord(record.match_id, seats, tuple(record.scores), tuple(record.ranks),
+                                  record.termination, forfeited, record.ended_ms / 1000)  # fmt: skip
+        for hook in self.ended_hooks:
+            try:
+                await hook(record, result)
+            except Exception:
+                log.exception("after match %s ended", record.match_id)
 
     async def shutdown(self) -> None:
         """Stop every running match; they are stored as aborted."""

@@ -1,0 +1,88 @@
+"""Finished matches rate their bots through the server; everything survives a restart of server and Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.server.app import ServerConfig, running
+from arena.server.sessions import Limits
+from arena.store import open_redis
+from arena.store.ratings import RatingStore
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import arena_service_pb2_grpc as api_grpc
+from tests.server.conftest import ADMIN, Arena, RandomBot
+
+pytestmark = pytest.mark.asyncio
+
+
+async def rated(ratings: RatingStore, game: str, match_id: str, timeout: float = 10) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await ratings.is_applied(game, match_id):
+        assert asyncio.get_running_loop().time() < deadline, f"match {match_id} was not rated"
+        await asyncio.sleep(0.02)
+
+
+def ratings_of(arena: Arena) -> RatingStore:
+    assert arena.server.ratings is not None
+    return arena.server.ratings
+
+
+async def test_a_finished_match_rates_its_bots_once(arena: Arena) -> None:
+    tokens = await arena.bots("solo")
+    await arena.connect(RandomBot, tokens["solo"])
+    match_id = await arena.create_match("friday13", ["solo", "builtin:random", "builtin:heuristic"])
+    await arena.finished(match_id)
+    ratings = ratings_of(arena)
+    await rated(ratings, "friday13", match_id)
+    board = await ratings.leaderboard("friday13")
+    assert sorted(row.bot for row in board) == ["builtin:heuristic", "builtin:random", "solo"]
+    assert all(row.games == 1 and row.last_ms > 0 for row in board)
+    stored = await ratings.results("friday13")
+    assert [result.match_id for result in stored] == [match_id]
+
+
+@contextlib.asynccontextmanager
+async def embedded_arena(data_dir: Path) -> AsyncIterator[Arena]:
+    async with open_redis(None, data_dir) as redis:
+        config = ServerConfig(port=0, data_dir=data_dir, admin_token=ADMIN, limits=Limits(grace=1.0))
+        async with running(config, redis) as server:
+            channel = grpc.aio.insecure_channel(server.address)
+            arena = Arena(server, channel, api_grpc.ArenaServiceStub(channel))  # type: ignore[no-untyped-call]
+            try:
+                yield arena
+            finally:
+                for client, _ in arena.clients:
+                    client.stop()
+                await asyncio.gather(*(task for _, task in arena.clients), return_exceptions=True)
+                await channel.close()
+
+
+async def test_bots_matches_and_ratings_survive_a_restart_of_the_server_and_the_embedded_redis(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    async with embedded_arena(data) as arena:
+        tokens = await arena.bots("keeper")
+        await arena.connect(RandomBot, tokens["keeper"])
+        match_id = await arena.create_match("amigo13", ["keeper", "builtin:random", "builtin:heuristic"])
+        summary, _ = await arena.finished(match_id)
+        await rated(ratings_of(arena), "amigo13", match_id)
+        board = await ratings_of(arena).leaderboard("amigo13")
+        history = await ratings_of(arena).history("amigo13", "keeper")
+    assert (data / "appendonly.aof").exists()
+    async with embedded_arena(data) as arena:
+        bots = await arena.api.ListBots(api_pb.ListBotsRequest())
+        assert [bot.name for bot in bots.bots] == ["keeper"]
+        again = await arena.api.GetMatch(api_pb.GetMatchRequest(match_id=match_id))
+        assert again.match == summary and again.replay_json
+        assert await ratings_of(arena).leaderboard("amigo13") == board
+        assert await ratings_of(arena).history("amigo13", "keeper") == history
+        assert await ratings_of(arena).is_applied("amigo13", match_id)
+        # The bot's token still works after the restart.
+        await arena.connect(RandomBot, tokens["keeper"])
