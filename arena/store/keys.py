@@ -26,6 +26,15 @@
 | arena:ladder:{game}:queue        | hash   | ticket -> waiting entry (JSON: bot, session, since)  |
 | arena:ladder:{game}:lock         | string | the node whose matchmaker acts now (PX expiry)       |
 | arena:ladder:{game}:{size}:seats | hash   | "{bot}:{seat}" -> ladder matches in that seat        |
+| arena:work                       | stream | match orders (JSON) for every node's match host,     |
+|                                  |        | read through the consumer group "arena-nodes"        |
+| arena:work:results               | hash   | match id -> result (JSON) of every work match: a     |
+|                                  |        | match is counted once                                |
+| arena:match:{id}:events          | stream | the seed, then each applied action (s: seat, a: id)  |
+| arena:tournaments                | zset   | tournament names by creation time (ms)               |
+| arena:tournament:{name}          | hash   | spec (JSON), created_by, created_ms, rounds_planned, |
+|                                  |        | finished_ms                                          |
+| arena:tournament:{name}:results  | hash   | match id -> result (JSON) of the tournament          |
 """
 
 from __future__ import annotations
@@ -108,3 +117,24 @@ def ladder_lock(game: str) -> str:
 
 def ladder_seats(game: str, size: int) -> str:
     return f"{PREFIX}ladder:{game}:{size}:seats"
+
+
+# -- the work stream and tournaments (arena/store/work.py, arena/store/tournaments.py) ------------
+
+WORK = f"{PREFIX}work"
+WORK_GROUP = "arena-nodes"
+"""The consumer group of the work stream; each node reads under its own consumer name."""
+WORK_RESULTS = f"{PREFIX}work:results"
+TOURNAMENTS = f"{PREFIX}tournaments"
+
+
+def match_events(match_id: str) -> str:
+    return f"{PREFIX}match:{match_id}:events"
+
+
+def tournament(name: str) -> str:
+    return f"{PREFIX}tournament:{name}"
+
+
+def tournament_results(name: str) -> str:
+    return f"{PREFIX}tournament:{name}:results"

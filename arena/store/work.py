@@ -1,0 +1,257 @@
+"""The match work stream: orders to run matches, read by every node through one consumer group.
+
+A node reads orders with XREADGROUP under its own consumer name and acknowledges one only once
+the match's result is stored. While a match runs, the node keeps its pending entry fresh (an
+XCLAIM to itself); a node that dies stops doing so, and after `min_idle` a living node takes
+the entry over with XAUTOCLAIM and resumes the match from its event stream: the seed, then every
+action applied. Storing a result is one Lua script keyed by the match id, so a match delivered
+twice is counted once: the second store finds the result and only acknowledges.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import redis
+from redis.asyncio import Redis
+
+from arena.ratings import ResultRecord
+from arena.store import keys
+from arena.store.store import MatchRecord
+
+EVENTS_KEPT_MS = 24 * 3600 * 1000
+"""How long a finished match's event stream stays; its replay record holds every move for good."""
+
+_STORE_RESULT = """
+-- KEYS: results hash, match hash, work stream, tournament results hash (the results hash when none), events
+-- ARGV: match id, result JSON, summary JSON, replay JSON ('' for none), group, entry id ('' for none),
+--       how long the event stream stays (ms)
+local new = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+if new == 1 then
+  redis.call('HSET', KEYS[2], 'summary', ARGV[3])
+  if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'replay', ARGV[4]) end
+  if KEYS[4] ~= KEYS[1] then redis.call('HSET', KEYS[4], ARGV[1], ARGV[2]) end
+  redis.call('PEXPIRE', KEYS[5], ARGV[7])
+end
+if ARGV[6] ~= '' then
+  redis.call('XACK', KEYS[3], ARGV[5], ARGV[6])
+  redis.call('XDEL', KEYS[3], ARGV[6])
+end
+return new
+"""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True)
+class MatchOrder:
+    """A match to run: what every node needs to start it, or to resume it from its events."""
+
+    match_id: str
+    game: str
+    params: dict[str, Any]
+    """Game parameters, `players` included."""
+    seats: tuple[str, ...]
+    seed: str
+    """The match seed in hex."""
+    per_move: float = 0.0
+    """Seconds per move; 0 for the node's default clock."""
+    bank: float = 0.0
+    tournament: str = ""
+    rated: bool = False
+    attempts: int = 0
+    """How often a node gave the order back because it could not seat its bots."""
+    created_ms: int = 0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> MatchOrder:
+        data = json.loads(text)
+        data["seats"] = tuple(data["seats"])
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """An order as one node received it: the stream entry it must acknowledge."""
+
+    entry_id: str
+    order: MatchOrder
+
+
+@dataclass
+class MatchEvents:
+    """What the event stream of a match holds so far."""
+
+    seed: str = ""
+    actions: list[int] = field(default_factory=list)
+
+
+def new_seed() -> str:
+    return secrets.token_bytes(16).hex()
+
+
+class WorkQueue:
+    """One node's handle on the work stream; `consumer` names the node in the consumer group."""
+
+    def __init__(self, redis: Redis, consumer: str = "") -> None:
+        self.redis = redis
+        self.consumer = consumer or "node-" + secrets.token_hex(4)
+        self._store_result = redis.register_script(_STORE_RESULT)
+
+    async def ensure_group(self) -> None:
+        """Create the consumer group (and the stream) unless they exist."""
+        try:
+            await self.redis.xgroup_create(keys.WORK, keys.WORK_GROUP, id="0", mkstream=True)
+        except redis.ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    # -- orders -----------------------------------------------------------------------------
+
+    async def submit(self, orders: Iterable[MatchOrder], pipe: Any = None) -> None:
+        """Append orders to the stream; with `pipe`, as part of the caller's transaction."""
+        target = pipe if pipe is not None else self.redis.pipeline(transaction=True)
+        for order in orders:
+            target.xadd(keys.WORK, {"order": order.to_json()})
+        if pipe is None:
+            await target.execute()
+
+    async def read(self, count: int, block_ms: int) -> list[Delivery]:
+        """Up to `count` new orders for this node, waiting up to `block_ms` for the first."""
+        reply: Any = await self.redis.xreadgroup(
+            keys.WORK_GROUP, self.consumer, {keys.WORK: ">"}, count=count, block=block_ms
+        )
+        return [delivery for _, entries in reply or [] for delivery in _deliveries(entries)]
+
+    async def claim_stale(self, min_idle_ms: int, count: int = 100) -> list[Delivery]:
+        """Orders pending at other (dead) nodes for `min_idle_ms` or more, now this node's."""
+        claimed: list[Delivery] = []
+        start = "0-0"
+        while len(claimed) < count:
+            reply: Any = await self.redis.xautoclaim(
+                keys.WORK, keys.WORK_GROUP, self.consumer, min_idle_ms, start_id=start, count=count - len(claimed)
+            )
+            start = _text(reply[0])
+            claimed.extend(_deliveries(reply[1]))
+            if start == "0-0":
+                break
+        return claimed
+
+    async def keep(self, entry_ids: Sequence[str]) -> set[str]:
+        """Refresh this node's pending entries among `entry_ids`; returns the ones it still holds.
+
+        An entry missing from the answer was taken over by another node (this one looked dead).
+        """
+        if not entry_ids:
+            return set()
+        pending: Any = await self.redis.xpending_range(
+            keys.WORK, keys.WORK_GROUP, min="-", max="+", count=max(100, 2 * len(entry_ids)), consumername=self.consumer
+        )
+        held = {_text(entry["message_id"]) for entry in pending} & set(entry_ids)
+        if held:
+            claimed: list[Any] = sorted(held)
+            await self.redis.xclaim(keys.WORK, keys.WORK_GROUP, self.consumer, 0, claimed, justid=True)
+        return held
+
+    async def give_back(self, delivery: Delivery) -> None:
+        """Put the order at the end of the stream again (one more attempt) and drop this delivery."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xadd(keys.WORK, {"order": replace(delivery.order, attempts=delivery.order.attempts + 1).to_json()})
+        pipe.xack(keys.WORK, keys.WORK_GROUP, delivery.entry_id)
+        pipe.xdel(keys.WORK, delivery.entry_id)
+        await pipe.execute()
+
+    async def backlog(self) -> int:
+        """Orders not yet finished: waiting in the stream or pending at a node."""
+        return int(await self.redis.xlen(keys.WORK))
+
+    # -- events -----------------------------------------------------------------------------
+
+    async def events(self, match_id: str) -> MatchEvents:
+        found = MatchEvents()
+        entries: Any = await self.redis.xrange(keys.match_events(match_id))
+        for _, fields in entries:
+            data = {_text(key): _text(value) for key, value in fields.items()}
+            if "seed" in data:
+                found.seed = data["seed"]
+            elif "a" in data:
+                found.actions.append(int(data["a"]))
+        return found
+
+    async def started(self, record: MatchRecord, seed: str, fresh: bool) -> None:
+        """The match is listed (summary and indexes); a fresh one's event stream begins with its seed."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.match(record.match_id), "summary", record.to_json())
+        entry = {record.match_id: record.started_ms}
+        pipe.zadd(keys.MATCHES, entry)
+        pipe.zadd(keys.matches_of_game(record.game), entry)
+        for name in set(record.seats):
+            pipe.zadd(keys.matches_of_bot(name), entry)
+        if fresh:
+            pipe.delete(keys.match_events(record.match_id))
+            pipe.xadd(keys.match_events(record.match_id), {"seed": seed})
+        await pipe.execute()
+
+    async def append_events(self, moves: Sequence[tuple[str, int, int]]) -> None:
+        """Append (match id, seat, action) moves, in order, to their matches' event streams."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id, seat, action in moves:
+            pipe.xadd(keys.match_events(match_id), {"s": seat, "a": action})
+        await pipe.execute()
+
+    # -- results ----------------------------------------------------------------------------
+
+    async def store_result(
+        self, delivery: Delivery | None, order: MatchOrder, record: MatchRecord, replay: Mapping[str, Any] | None,
+        result: ResultRecord,
+    ) -> bool:  # fmt: skip
+        """Store the result once and acknowledge the delivery; False when it was stored before."""
+        tournament = keys.tournament_results(order.tournament) if order.tournament else keys.WORK_RESULTS
+        stored = await self._store_result(
+            keys=[
+                keys.WORK_RESULTS,
+                keys.match(order.match_id),
+                keys.WORK,
+                tournament,
+                keys.match_events(order.match_id),
+            ],
+            args=[
+                order.match_id,
+                json.dumps(result.to_dict(), separators=(",", ":")),
+                record.to_json(),
+                json.dumps(replay, separators=(",", ":")) if replay is not None else "",
+                keys.WORK_GROUP,
+                delivery.entry_id if delivery is not None else "",
+                EVENTS_KEPT_MS,
+            ],
+        )
+        return bool(stored)
+
+    async def ack(self, delivery: Delivery) -> None:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xack(keys.WORK, keys.WORK_GROUP, delivery.entry_id)
+        pipe.xdel(keys.WORK, delivery.entry_id)
+        await pipe.execute()
+
+    async def result(self, match_id: str) -> ResultRecord | None:
+        text = await self.redis.hget(keys.WORK_RESULTS, match_id)
+        return ResultRecord.from_dict(json.loads(text)) if text else None
+
+
+def _deliveries(entries: Iterable[Any]) -> list[Delivery]:
+    found = []
+    for entry_id, fields in entries:
+        if not fields:
+            continue  # deleted meanwhile (Redis 6.2 returns such entries with no fields)
+        data = {_text(key): value for key, value in fields.items()}
+        found.append(Delivery(_text(entry_id), MatchOrder.from_json(data["order"])))
+    return found

@@ -1,0 +1,66 @@
+"""The work stream in a real Redis: delivery through the consumer group, take-over, results counted once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from arena.ratings import ResultRecord
+from arena.store import MatchRecord
+from arena.store.work import MatchOrder, WorkQueue
+
+
+@pytest_asyncio.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+def order(match_id: str) -> MatchOrder:
+    return MatchOrder(match_id, "friday13", {"players": 3}, ("a", "b", "c"), "00ff")
+
+
+def result(match_id: str) -> ResultRecord:
+    return ResultRecord(match_id, ("a", "b", "c"), (1, 2, 3), (1, 2, 3))
+
+
+@pytest.mark.asyncio
+async def test_each_order_goes_to_one_node_and_a_dead_nodes_order_is_taken_over(redis: Redis) -> None:
+    first, second = WorkQueue(redis, "node-a"), WorkQueue(redis, "node-b")
+    await first.ensure_group()
+    await second.ensure_group()
+    await first.submit([order("m1"), order("m2")])
+    got_first = await first.read(1, block_ms=100)
+    got_second = await second.read(5, block_ms=100)
+    assert [d.order.match_id for d in got_first] == ["m1"]
+    assert [d.order.match_id for d in got_second] == ["m2"]
+    assert got_first[0].order == order("m1")
+    assert await second.claim_stale(min_idle_ms=60_000) == []
+    await asyncio.sleep(0.15)
+    assert await second.keep([got_second[0].entry_id]) == {got_second[0].entry_id}
+    taken = await second.claim_stale(min_idle_ms=100)
+    assert [d.order.match_id for d in taken] == ["m1"]
+    assert await first.keep([got_first[0].entry_id]) == set(), "node a learns that its order was taken over"
+
+
+@pytest.mark.asyncio
+async def test_a_result_is_stored_once_and_acknowledges_the_order(redis: Redis) -> None:
+    queue = WorkQueue(redis, "node-a")
+    await queue.ensure_group()
+    await queue.submit([order("m1")])
+    (delivery,) = await queue.read(1, block_ms=100)
+    record = MatchRecord("m1", "friday13", {"players": 3}, ["a", "b", "c"], 1)
+    await queue.started(record, "00ff", fresh=True)
+    await queue.append_events([("m1", 0, 7), ("m1", 1, 9)])
+    events = await queue.events("m1")
+    assert (events.seed, events.actions) == ("00ff", [7, 9])
+    assert await queue.store_result(delivery, delivery.order, record, None, result("m1"))
+    assert not await queue.store_result(delivery, delivery.order, record, None, result("m1"))
+    assert await queue.result("m1") == result("m1")
+    assert await queue.backlog() == 0
+    assert await queue.claim_stale(min_idle_ms=0) == []
