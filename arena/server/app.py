@@ -22,6 +22,8 @@ from arena.ratings import ResultRecord
 from arena.server.matches import MatchHost
 from arena.server.service import ArenaServicer, BotServicer
 from arena.server.sessions import Limits, SessionRegistry
+from arena.server.tournaments import TournamentProgress
+from arena.server.work import WorkConfig, WorkHost
 from arena.store import Store, open_redis
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
@@ -50,6 +52,7 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     admin_token: str | None = None
     """The admin token to set (from ARENA_ADMIN_TOKEN); None keeps the stored one or makes one."""
+    work: WorkConfig = field(default_factory=WorkConfig)
 
 
 @dataclass
@@ -64,6 +67,7 @@ class RunningServer:
     host: MatchHost
     new_admin_token: str | None
     ratings: RatingStore | None = None
+    work: WorkHost | None = None
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -104,10 +108,16 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     await server.start()
     for name in ("", *SERVICE_NAMES):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    work = WorkHost(store, host, config.work)
+    work.result_hooks.append(TournamentProgress(store))
+    await work.start()
     try:
-        yield RunningServer(f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings)
+        yield RunningServer(
+            f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings, work
+        )
     finally:
         await health.enter_graceful_shutdown()
+        await work.stop()
         await host.shutdown()
         sessions.close_all()
         await server.stop(grace=1.0)

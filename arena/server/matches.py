@@ -42,6 +42,10 @@ class MatchError(ValueError):
     """A match that cannot be started as asked; the message says why."""
 
 
+class SeatUnavailable(MatchError):
+    """A bot of the match is not connected here, or has no free match slot: it may be, later."""
+
+
 class ThreadedBotSeat(BotSeat):
     """A built-in bot in the server: it thinks in a worker thread, so the sessions keep flowing."""
 
@@ -68,8 +72,10 @@ class LiveMatch:
     runner: MatchRunner
     encoder: convert.Encoder
     watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
-    task: asyncio.Task[None] | None = None
+    task: asyncio.Task[Any] | None = None
     last_move: str = ""
+    resumable: bool = False
+    """A work-stream match: stopping the server leaves it to be resumed, not aborted."""
 
     @property
     def seed_commitment(self) -> str:
@@ -153,18 +159,28 @@ class MatchHost:
         if len(set(remote)) != len(remote):
             raise MatchError("a bot may take only one seat in a match")
         match_id = await self.store.next_match_id()
+        live = self.prepare(match_id, game, seat_names, seed, clock)
+        await self.store.match_started(live.record)
+        live.task = asyncio.create_task(self._run(live), name=f"match {match_id}")
+        return live
+
+    def prepare(
+        self, match_id: str, game: Game, seat_names: Sequence[str], seed: bytes, clock: Clock | None = None,
+        tournament_id: str = "",
+    ) -> LiveMatch:  # fmt: skip
+        """Seat the match and list it as live here, all seats or none; the caller runs it."""
         encoder = convert.encoder_for(game)
         seats = [self._seat(name, index, game, match_id, seed, encoder) for index, name in enumerate(seat_names)]
-        record = MatchRecord(match_id, game.name, game.params(), list(seat_names), now_ms())
-        runner = MatchRunner(game, seats, seed, match_id=match_id, clock=clock)
+        record = MatchRecord(
+            match_id, game.name, game.params(), list(seat_names), now_ms(), tournament_id=tournament_id
+        )
+        runner = MatchRunner(game, seats, seed, match_id=match_id, clock=clock or self.default_clock)
         live = LiveMatch(record, game, runner, encoder)
         runner.on_move = live.on_move
         for seat in seats:
             if isinstance(seat, RemoteSeat):
                 seat.session.matches.add(match_id)
         self.live[match_id] = live
-        await self.store.match_started(record)
-        live.task = asyncio.create_task(self._run(live), name=f"match {match_id}")
         return live
 
     def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.Encoder) -> Seat:
@@ -176,13 +192,13 @@ class MatchHost:
             return ThreadedBotSeat(name, lambda g, s: make_bot(policy, g, s, seed=bot_seed))
         sessions = [session for session in self.sessions.of_bot(name) if session.attached]
         if not sessions:
-            raise MatchError(f"bot {name!r} is not connected")
+            raise SeatUnavailable(f"bot {name!r} is not connected")
         playing = [session for session in sessions if session.plays(game.name)]
         if not playing:
             raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sessions[0].games)})")
         free = [session for session in playing if session.has_room()]
         if not free:
-            raise MatchError(f"bot {name!r} plays its maximum of {playing[0].max_matches} matches at once")
+            raise SeatUnavailable(f"bot {name!r} plays its maximum of {playing[0].max_matches} matches at once")
         session = min(free, key=lambda s: len(s.matches))
         return RemoteSeat(session, match_id, game, encoder)
 
@@ -230,11 +246,13 @@ class MatchHost:
                 log.exception("after match %s ended", record.match_id)
 
     async def shutdown(self) -> None:
-        """Stop every running match; they are stored as aborted."""
+        """Stop every running match; they are stored as aborted, except work-stream ones (resumed elsewhere)."""
         tasks = [live.task for live in self.live.values() if live.task is not None]
         for task in tasks:
             task.cancel()
         for live in list(self.live.values()):
+            if live.resumable:
+                continue
             live.record.termination, live.record.ended_ms = "aborted", now_ms()
             with contextlib.suppress(Exception):
                 await self.store.match_ended(live.record, None)

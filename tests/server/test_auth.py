@@ -115,6 +115,9 @@ def everything_stored(url: str) -> str:
     parts: list[str] = []
     for key in client.scan_iter("arena:*"):
         kind = client.type(key)
+        if kind == "stream":
+            parts += [str(key), str(client.xrange(key))]
+            continue
         values = client.hgetall(key) if kind == "hash" else client.smembers(key) if kind == "set" else [client.get(key)]
         parts += [str(key), str(values)]
     client.close()

@@ -1,0 +1,324 @@
+"""The node's share of the work stream: it takes match orders, runs them, and resumes dead nodes' matches.
+
+`submit_match` is the one way to ask for a match that any node may run (tournaments and the
+ladder use it). Every node's `WorkHost` reads orders through the consumer group, seats the bots
+(waiting for a connected bot's free match slot), writes the seed and every applied action to the
+match's event stream, and stores the result once. A periodic XAUTOCLAIM hands the orders of a
+node that stopped refreshing them to a living node, which re-applies the recorded actions and
+plays on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games import GameError, make_game
+from arena.games.base import Action, State
+from arena.match import Clock
+from arena.ratings import ResultRecord
+from arena.server.matches import LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
+from arena.server.remote_seat import RemoteSeat
+from arena.store import MatchRecord, Store
+from arena.store.store import now_ms
+from arena.store.work import Delivery, MatchOrder, WorkQueue, new_seed
+
+log = logging.getLogger(__name__)
+
+ResultHook = Callable[[MatchOrder, ResultRecord], Awaitable[None]]
+"""Called after a work match's result is stored (again after a re-delivery: hooks are idempotent)."""
+
+
+@dataclass(frozen=True)
+class WorkConfig:
+    slots: int = 64
+    """Work matches this node runs at once."""
+    claim_idle: float = 5.0
+    """Seconds an order may go unrefreshed before another node takes it over."""
+    seat_wait: float = 30.0
+    """Seconds to wait for a match's bots to connect to this node before giving the order back."""
+    max_attempts: int = 20
+    """Give-backs before an order whose bots never connect is stored as aborted."""
+    flush_interval: float = 0.02
+    """Seconds between writes of buffered events."""
+
+
+async def submit_match(
+    store: Store,
+    game: str,
+    seats: Sequence[str],
+    params: dict[str, Any] | None = None,
+    *,
+    seed: str = "",
+    clock: Clock | None = None,
+    tournament: str = "",
+    rated: bool = False,
+    match_id: str = "",
+) -> MatchOrder:
+    """Queue a match for any node; returns its order (the match id is made here unless given)."""
+    params = {"players": len(seats), **(params or {})}
+    try:
+        make_game(game, **params)
+    except GameError as error:
+        raise MatchError(str(error)) from None
+    order = MatchOrder(
+        match_id=match_id or await store.next_match_id(),
+        game=game,
+        params=params,
+        seats=tuple(seats),
+        seed=seed or new_seed(),
+        per_move=clock.per_move if clock else 0.0,
+        bank=clock.bank if clock else 0.0,
+        tournament=tournament,
+        rated=rated,
+        created_ms=now_ms(),
+    )
+    await WorkQueue(store.redis).submit([order])
+    return order
+
+
+class EventWriter:
+    """Buffers applied actions and writes them to the event streams in one pipeline per interval."""
+
+    def __init__(self, queue: WorkQueue, interval: float) -> None:
+        self.queue = queue
+        self.interval = interval
+        self.buffer: list[tuple[str, int, int]] = []
+        self._wake = asyncio.Event()
+
+    def add(self, match_id: str, seat: int, action: Action) -> None:
+        self.buffer.append((match_id, seat, action))
+        self._wake.set()
+
+    async def flush(self) -> None:
+        if self.buffer:
+            batch, self.buffer = self.buffer, []
+            await self.queue.append_events(batch)
+
+    async def run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self.flush()
+            except Exception:
+                log.exception("writing match events")
+            await asyncio.sleep(self.interval)
+
+
+class WorkHost:
+    """Runs this node's share of the work stream on the node's `MatchHost`."""
+
+    def __init__(self, store: Store, host: MatchHost, config: WorkConfig | None = None, consumer: str = "") -> None:
+        self.store = store
+        self.host = host
+        self.config = config or WorkConfig()
+        self.queue = WorkQueue(store.redis, consumer)
+        self.events = EventWriter(self.queue, self.config.flush_interval)
+        self.result_hooks: list[ResultHook] = []
+        self.running: dict[str, tuple[Delivery, asyncio.Task[None]]] = {}
+        """Entry id -> the delivery and the task running it."""
+        self._tasks: list[asyncio.Task[None]] = []
+        self._room = asyncio.Event()
+
+    @property
+    def consumer(self) -> str:
+        return self.queue.consumer
+
+    async def start(self) -> None:
+        await self.queue.ensure_group()
+        self._tasks = [
+            asyncio.create_task(self._read_loop(), name="work: read"),
+            asyncio.create_task(self._claim_loop(), name="work: claim"),
+            asyncio.create_task(self.events.run(), name="work: events"),
+        ]
+
+    async def stop(self) -> None:
+        """Stop taking work; running matches stop unstored and stay pending, for another node to resume."""
+        for task in self._tasks:
+            task.cancel()
+        running = [task for _, task in self.running.values()]
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*self._tasks, *running, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await self.events.flush()
+
+    # -- loops ------------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        while True:
+            free = self.config.slots - len(self.running)
+            if free <= 0:
+                self._room.clear()
+                await self._room.wait()
+                continue
+            try:
+                deliveries = await self.queue.read(free, block_ms=500)
+            except Exception:
+                log.exception("reading the work stream")
+                await asyncio.sleep(1.0)
+                continue
+            for delivery in deliveries:
+                self._spawn(delivery)
+
+    async def _claim_loop(self) -> None:
+        idle_ms = int(self.config.claim_idle * 1000)
+        while True:
+            await asyncio.sleep(self.config.claim_idle / 3)
+            try:
+                held = await self.queue.keep(list(self.running))
+                for entry_id, (delivery, task) in list(self.running.items()):
+                    if entry_id not in held:
+                        log.warning("match %s was taken over by another node; stopping here", delivery.order.match_id)
+                        task.cancel()
+                free = self.config.slots - len(self.running)
+                if free > 0:
+                    for delivery in await self.queue.claim_stale(idle_ms, free):
+                        if delivery.entry_id not in self.running:
+                            log.info("resuming match %s of a node that stopped", delivery.order.match_id)
+                            self._spawn(delivery)
+            except Exception:
+                log.exception("claiming stale work")
+
+    def _spawn(self, delivery: Delivery) -> None:
+        task = asyncio.create_task(self._handle(delivery), name=f"work {delivery.order.match_id}")
+        self.running[delivery.entry_id] = (delivery, task)
+        task.add_done_callback(lambda _: self._done(delivery.entry_id))
+
+    def _done(self, entry_id: str) -> None:
+        self.running.pop(entry_id, None)
+        self._room.set()
+
+    # -- one match --------------------------------------------------------------------------
+
+    async def _handle(self, delivery: Delivery) -> None:
+        order = delivery.order
+        try:
+            stored = await self.queue.result(order.match_id)
+            if stored is not None:
+                await self._after(order, stored)
+                await self.queue.ack(delivery)
+                return
+            await self._play(delivery)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("match %s stopped by a server error", order.match_id)
+            await self._store(delivery, self._aborted(order), None)
+
+    async def _play(self, delivery: Delivery) -> None:
+        order = delivery.order
+        game = make_game(order.game, **order.params)
+        events = await self.queue.events(order.match_id)
+        fresh = not events.seed
+        seed = bytes.fromhex(events.seed or order.seed)
+        clock = Clock(order.per_move, order.bank) if order.per_move > 0 else None
+        live = await self._seat(delivery, game, seed, clock)
+        if live is None:
+            return
+        record = live.record
+        writer = self.events
+
+        async def on_move(seat: int, action: Action, state: State[Any]) -> None:
+            writer.add(order.match_id, seat, action)
+            await live.on_move(seat, action, state)
+
+        live.runner.on_move = on_move
+        final = dataclasses.replace(record)
+        replay: dict[str, Any] | None = None
+        try:
+            await self.queue.started(record, seed.hex(), fresh)
+            result = await live.runner.run(replayed=events.actions)
+            final.scores, final.ranks, final.termination = list(result.scores), list(result.ranks), result.termination
+            replay = result.record
+            outcome = ResultRecord.from_match(result, now_ms() / 1000)
+        except asyncio.CancelledError:
+            self._release(live)
+            self.host.live.pop(order.match_id, None)
+            raise
+        except Exception:
+            log.exception("match %s stopped by a server error", order.match_id)
+            final.termination = "aborted"
+            outcome = self._aborted(order)
+        final.ended_ms = now_ms()
+        await writer.flush()
+        try:
+            await self._store(delivery, outcome, replay, final)
+        finally:
+            live.record = final
+            self._release(live)
+            live.broadcast(Update(live.public_view(), live.last_move, ended=True))
+            self.host.live.pop(order.match_id, None)
+
+    async def _seat(self, delivery: Delivery, game: Any, seed: bytes, clock: Clock | None) -> LiveMatch | None:
+        """The match set up with its seats, once every bot has a free slot here; None if given back or aborted."""
+        order = delivery.order
+        deadline = asyncio.get_running_loop().time() + self.config.seat_wait
+        while True:
+            try:
+                live = self.host.prepare(order.match_id, game, order.seats, seed, clock, order.tournament)
+            except SeatUnavailable as missing:
+                if asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(0.05)
+                    continue
+                if order.attempts + 1 < self.config.max_attempts:
+                    log.info("match %s: %s; giving the order back", order.match_id, missing)
+                    await self.queue.give_back(delivery)
+                    return None
+                log.warning("match %s: %s; aborted after %d attempts", order.match_id, missing, order.attempts + 1)
+                await self._store(delivery, self._aborted(order), None)
+                return None
+            except MatchError as error:
+                log.warning("match %s cannot be played: %s", order.match_id, error)
+                await self._store(delivery, self._aborted(order), None)
+                return None
+            live.resumable = True
+            live.task = asyncio.current_task()
+            return live
+
+    def _release(self, live: LiveMatch) -> None:
+        for seat in live.runner.seats:
+            if isinstance(seat, RemoteSeat):
+                seat.session.matches.discard(live.record.match_id)
+
+    def _aborted(self, order: MatchOrder) -> ResultRecord:
+        seats = len(order.seats)
+        return ResultRecord(order.match_id, order.seats, (0,) * seats, (1,) * seats, "aborted",
+                            finished_at=now_ms() / 1000)  # fmt: skip
+
+    async def _store(
+        self, delivery: Delivery, result: ResultRecord, replay: dict[str, Any] | None, record: MatchRecord | None = None
+    ) -> None:
+        order = delivery.order
+        if record is None:
+            record = MatchRecord(order.match_id, order.game, dict(order.params), list(order.seats), now_ms(),
+                                 termination="aborted", ended_ms=now_ms(), tournament_id=order.tournament)  # fmt: skip
+            if result.termination != "aborted":
+                record.scores, record.ranks = list(result.scores), list(result.ranks)
+        await self.queue.store_result(delivery, order, record, replay, result)
+        await self._after(order, result, record)
+
+    async def _after(self, order: MatchOrder, result: ResultRecord, record: MatchRecord | None = None) -> None:
+        """The hooks: tournaments always, the ratings (the match host's hooks) for rated orders only."""
+        for hook in self.result_hooks:
+            try:
+                await hook(order, result)
+            except Exception:
+                log.exception("after match %s", order.match_id)
+        if order.rated:
+            if record is None:
+                found = await self.store.get_match(order.match_id)
+                if found is None:
+                    return
+                record = found[0]
+            for ended in self.host.ended_hooks:
+                try:
+                    await ended(record, result)
+                except Exception:
+                    log.exception("after match %s ended", order.match_id)

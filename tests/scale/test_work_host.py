@@ -1,0 +1,116 @@
+"""Matches from the work stream on a real server: built-in and connected bots, resumed matches, tournaments."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+
+from arena.games import make_game
+from arena.server.tournaments import TournamentProgress, create_tournament, live_table
+from arena.server.work import WorkConfig, submit_match
+from arena.store import MatchRecord, keys
+from arena.store.tournaments import TournamentStore
+from arena.store.work import MatchOrder, WorkQueue
+from arena.tournaments import TournamentSpec
+from tests.server.conftest import Arena, RandomBot, start_arena
+
+FAST = WorkConfig(claim_idle=0.6, seat_wait=5.0)
+
+
+async def wait_result(arena: Arena, match_id: str, timeout: float = 30) -> dict[str, Any]:
+    queue = WorkQueue(arena.server.store.redis)
+    for _ in range(int(timeout / 0.05)):
+        if await queue.result(match_id) is not None:
+            found = await arena.server.store.get_match(match_id)
+            assert found is not None and found[1] is not None
+            return found[1]
+        await asyncio.sleep(0.05)
+    raise TimeoutError(f"no result for {match_id}")
+
+
+def replayed_outcome(record: dict[str, Any]) -> tuple[int, ...]:
+    game = make_game(record["game"], **record["params"])
+    return tuple(game.replay(record).outcome().scores)
+
+
+@pytest.mark.asyncio
+async def test_a_submitted_match_with_connected_and_builtin_bots_is_played_and_stored_once(redis_url: str) -> None:
+    async with start_arena(redis_url, work=FAST) as arena:
+        tokens = await arena.bots("w1", "w2")
+        for token in tokens.values():
+            await arena.connect(RandomBot, token)
+        order = await submit_match(arena.server.store, "friday13", ["w1", "builtin:heuristic", "w2"])
+        record = await wait_result(arena, order.match_id)
+        assert record["seats"] == ["w1", "builtin:heuristic", "w2"]
+        assert tuple(record["scores"]) == replayed_outcome(record)
+        events = await WorkQueue(arena.server.store.redis).events(order.match_id)
+        assert events.seed == order.seed == record["seed"]
+        moves = [move for entry in record["rounds"] for move in entry["moves"]]
+        assert len(events.actions) == len(moves)
+        assert await WorkQueue(arena.server.store.redis).backlog() == 0
+
+
+@pytest.mark.asyncio
+async def test_a_dead_nodes_match_is_taken_over_and_resumed_from_its_events(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    dead = WorkQueue(redis, "dead-node")
+    await dead.ensure_group()
+    game = make_game("friday13", players=3)
+    order = MatchOrder("m-resumed", "friday13", {"players": 3}, ("builtin:random",) * 3, "0a0b0c")
+    await dead.submit([order])
+    (delivery,) = await dead.read(1, block_ms=100)
+    state = game.new_match(bytes.fromhex(order.seed))
+    played = []
+    for _ in range(10):
+        action = state.legal_actions()[-1]
+        played.append(action)
+        state.apply(action)
+    await dead.started(MatchRecord(order.match_id, "friday13", {"players": 3}, list(order.seats), 1), order.seed, True)
+    await dead.append_events([(order.match_id, 0, action) for action in played])
+    try:
+        async with start_arena(redis_url, work=FAST) as arena:
+            record = await wait_result(arena, order.match_id)
+        assert record["seed"] == order.seed
+        texts = [game.action_text(action) for action in played]
+        first_moves = [move for entry in record["rounds"] for move in entry["moves"]][: len(played)]
+        for move, text in zip(first_moves, texts, strict=True):
+            assert move["card"] in text
+        assert tuple(record["scores"]) == replayed_outcome(record)
+        assert await dead.keep([delivery.entry_id]) == set()
+    finally:
+        await redis.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_each_match_once(redis_url: str) -> None:
+    async with start_arena(redis_url, work=FAST) as arena:
+        store = arena.server.store
+        spec = TournamentSpec(
+            "swiss-1", "friday13", ("builtin:random", "builtin:heuristic", "builtin:mc"),
+            format="swiss", table_size=3, rounds=3, seed="s",
+        )  # fmt: skip
+        await create_tournament(store, spec, "admin")
+        tournaments = TournamentStore(store.redis)
+        for _ in range(600):
+            state = await tournaments.get("swiss-1")
+            assert state is not None
+            if state.finished_ms:
+                break
+            await asyncio.sleep(0.05)
+        assert state is not None
+        assert state.finished_ms and state.rounds_planned == 3
+        results = await tournaments.results("swiss-1")
+        assert sorted(r.match_id for r in results) == [spec.match_id(n) for n in range(3)]
+        table = await live_table(store, state)
+        assert table.finished and {row.bot for row in table.rows} == set(spec.entrants)
+        assert all(row.games == 3 for row in table.rows)
+        # A second delivery of a finished match changes nothing.
+        progress = TournamentProgress(store)
+        await progress(MatchOrder(spec.match_id(0), "friday13", {}, (), "", tournament="swiss-1"), results[0])
+        assert len(await tournaments.results("swiss-1")) == 3
+        raw = await store.redis.hget(keys.tournament("swiss-1"), "spec")
+        assert raw is not None and TournamentSpec.from_dict(json.loads(raw)) == spec
