@@ -25,6 +25,7 @@ from arena.ratings import ResultRecord
 from arena.server.matches import LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
 from arena.server.remote_seat import RemoteSeat
 from arena.store import MatchRecord, Store
+from arena.store.ratings import RatingStore
 from arena.store.store import now_ms
 from arena.store.work import Delivery, MatchOrder, WorkQueue, new_seed
 
@@ -121,6 +122,7 @@ class WorkHost:
         self.queue = WorkQueue(store.redis, consumer)
         self.events = EventWriter(self.queue, self.config.flush_interval)
         self.result_hooks: list[ResultHook] = []
+        self.ratings = RatingStore(store.redis)
         self.running: dict[str, tuple[Delivery, asyncio.Task[None]]] = {}
         """Entry id -> the delivery and the task running it."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -302,23 +304,17 @@ class WorkHost:
             if result.termination != "aborted":
                 record.scores, record.ranks = list(result.scores), list(result.ranks)
         await self.queue.store_result(delivery, order, record, replay, result)
-        await self._after(order, result, record)
+        await self._after(order, result)
 
-    async def _after(self, order: MatchOrder, result: ResultRecord, record: MatchRecord | None = None) -> None:
-        """The hooks: tournaments always, the ratings (the match host's hooks) for rated orders only."""
+    async def _after(self, order: MatchOrder, result: ResultRecord) -> None:
+        """The hooks (tournaments), then the ratings for a rated order; both count a match once."""
         for hook in self.result_hooks:
             try:
                 await hook(order, result)
             except Exception:
                 log.exception("after match %s", order.match_id)
         if order.rated:
-            if record is None:
-                found = await self.store.get_match(order.match_id)
-                if found is None:
-                    return
-                record = found[0]
-            for ended in self.host.ended_hooks:
-                try:
-                    await ended(record, result)
-                except Exception:
-                    log.exception("after match %s ended", order.match_id)
+            try:
+                await self.ratings.apply(order.game, result)
+            except Exception:
+                log.exception("rating match %s", order.match_id)

@@ -1,0 +1,92 @@
+"""docker-compose.yml and the Dockerfile, checked without a Docker engine: the file's structure, and
+`docker compose config` / `docker-compose config` when such a binary is installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+
+@pytest.fixture(scope="module")
+def compose(repo_root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((repo_root / "docker-compose.yml").read_text())
+    return data
+
+
+def test_redis_keeps_an_append_only_file_on_a_named_volume(compose: dict[str, Any]) -> None:
+    redis = compose["services"]["redis"]
+    command = redis["command"]
+    assert command[0] == "redis-server"
+    assert command[command.index("--appendonly") + 1] == "yes"
+    assert "redis-data:/data" in redis["volumes"]
+    assert "redis-data" in compose["volumes"]
+    assert redis["healthcheck"]["test"][-1] == "ping"
+
+
+def test_arena_nodes_scale_share_the_redis_and_need_an_admin_token(compose: dict[str, Any]) -> None:
+    arena = compose["services"]["arena"]
+    assert arena["build"] == "."
+    command = arena["command"]
+    assert command[:2] == ["arena", "serve"]
+    assert command[command.index("--redis-url") + 1] == "redis://redis:6379/0"
+    assert command[command.index("--host") + 1] == "0.0.0.0"
+    assert "container_name" not in arena, "a fixed container name would stop --scale"
+    assert all(":" not in str(port) for port in arena["ports"]), "a fixed host port would stop --scale"
+    assert arena["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert "${ARENA_ADMIN_TOKEN:?" in arena["environment"]["ARENA_ADMIN_TOKEN"]
+
+
+def test_sample_bots_connect_to_the_arena_service_with_tokens_from_the_environment(
+    compose: dict[str, Any], repo_root: Path
+) -> None:
+    bots = {name: service for name, service in compose["services"].items() if name.endswith("-bot")}
+    assert set(bots) == {"random-bot", "heuristic-bot", "node-bot"}
+    for service in bots.values():
+        assert service["profiles"] == ["bots"]
+        assert service["environment"]["ARENA_SERVER"].endswith("arena:50051")
+        assert service["environment"]["ARENA_TOKEN"].startswith("${")
+    for name in ("random-bot", "heuristic-bot"):
+        script = bots[name]["command"][1]
+        assert (repo_root / script).is_file(), script
+    for volume in bots["node-bot"]["volumes"]:
+        assert (repo_root / volume.split(":")[0]).exists(), volume
+
+
+def test_the_image_installs_the_arena_and_serves_on_all_interfaces(repo_root: Path) -> None:
+    dockerfile = (repo_root / "Dockerfile").read_text()
+    assert dockerfile.startswith("# ") and "\nFROM python:3.11" in dockerfile
+    assert "RUN pip install ." in dockerfile
+    assert '"--host", "0.0.0.0"' in dockerfile and "EXPOSE 50051" in dockerfile
+    for line in dockerfile.splitlines():
+        if line.startswith("COPY "):
+            for source in line.split()[1:-1]:
+                assert (repo_root / source).exists(), source
+    ignored = (repo_root / ".dockerignore").read_text().split()
+    assert ".git" in ignored and "sample_bots/node/node_modules" in ignored
+
+
+def test_compose_itself_accepts_the_file(repo_root: Path) -> None:
+    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        command = ["docker", "compose"]
+    elif shutil.which("docker-compose"):
+        command = ["docker-compose"]
+    else:
+        pytest.skip("neither `docker compose` nor docker-compose is installed")
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": "ata_compose-check"}
+    checked = subprocess.run(
+        [*command, "-f", str(repo_root / "docker-compose.yml"), "config", "--quiet"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stderr
+    missing = subprocess.run(
+        [*command, "-f", str(repo_root / "docker-compose.yml"), "config", "--quiet"],
+        capture_output=True, text=True, timeout=60,
+        env={key: value for key, value in os.environ.items() if key != "ARENA_ADMIN_TOKEN"},
+    )  # fmt: skip
+    assert missing.returncode != 0 and "ARENA_ADMIN_TOKEN" in missing.stderr
