@@ -92,7 +92,7 @@ class Board13(Game):
 
     def __init__(self, players: int = 2, scenario: str | Scenario = DEFAULT_SCENARIO) -> None:
         if type(players) is not int or players != 2:
-            raise InvalidParameters(f"{NAME} is for exactly 2 players, not {players!r}; use --players 2")
+            raise InvalidParameters(f"{NAME} is for exactly 2 players, not {players!r}: set players to 2")
         self.players = 2
         if isinstance(scenario, Scenario):
             self.scenario = scenario
@@ -195,9 +195,9 @@ class Board13Observation:
     passes: int
     legal_actions: tuple[int, ...]
     moves: tuple[int, ...]
-    """Every action so far; move i was made by seat i mod 2 only when nobody started elsewhere."""
+    """Every action since the start (or since the position the state was built from), in order."""
     movers: tuple[int, ...]
-    """The seat that made each move."""
+    """The seat that made each of `moves`."""
     scores: tuple[int, ...]
     """Points once the match is over, else empty."""
 
