@@ -313,7 +313,8 @@ class Board13State(State[Board13]):
         monument, and a `*` right after B or W makes that monument movable. `+` and `-` mark empty
         black-only and white-only fields; `black_fields`/`white_fields` name reserved fields
         that hold a piece. The goal defaults to neutral_monuments when the diagram has a neutral
-        monument, else enemy_monuments. Used by tests and docs to set up positions by hand.
+        monument, else enemy_monuments; `ply` is how many plies count as played already (for
+        the ply limit). Used by tests and docs to set up positions by hand.
         """
         rows = diagram.strip().splitlines() if isinstance(diagram, str) else list(diagram)
         rows = [row for row in (r.strip() for r in rows) if row]
