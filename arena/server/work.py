@@ -14,7 +14,9 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import os
+import socket
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +49,18 @@ class WorkConfig:
     """Give-backs before an order whose bots never connect is stored as aborted."""
     flush_interval: float = 0.02
     """Seconds between writes of buffered events."""
+    node: str = ""
+    """This node's consumer name in the group; by default the host name and process id."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> WorkConfig:
+        """ARENA_MATCH_SLOTS, ARENA_CLAIM_IDLE_MS and ARENA_NODE override the defaults (docker-compose sets them)."""
+        config = cls()
+        if environ.get("ARENA_MATCH_SLOTS"):
+            config = dataclasses.replace(config, slots=max(1, int(environ["ARENA_MATCH_SLOTS"])))
+        if environ.get("ARENA_CLAIM_IDLE_MS"):
+            config = dataclasses.replace(config, claim_idle=max(100, int(environ["ARENA_CLAIM_IDLE_MS"])) / 1000)
+        return dataclasses.replace(config, node=environ.get("ARENA_NODE", ""))
 
 
 async def submit_match(
@@ -83,6 +97,11 @@ async def submit_match(
     return order
 
 
+def node_name() -> str:
+    """The default consumer name: unique per process, and telling which host and process it is."""
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
 class EventWriter:
     """Buffers applied actions and writes them to the event streams in one pipeline per interval."""
 
@@ -115,11 +134,11 @@ class EventWriter:
 class WorkHost:
     """Runs this node's share of the work stream on the node's `MatchHost`."""
 
-    def __init__(self, store: Store, host: MatchHost, config: WorkConfig | None = None, consumer: str = "") -> None:
+    def __init__(self, store: Store, host: MatchHost, config: WorkConfig | None = None) -> None:
         self.store = store
         self.host = host
         self.config = config or WorkConfig()
-        self.queue = WorkQueue(store.redis, consumer)
+        self.queue = WorkQueue(store.redis, self.config.node or node_name())
         self.events = EventWriter(self.queue, self.config.flush_interval)
         self.result_hooks: list[ResultHook] = []
         self.ratings = RatingStore(store.redis)
