@@ -47,7 +47,7 @@ class WorkConfig:
     """Seconds to wait for a match's bots to connect to this node before giving the order back."""
     max_attempts: int = 20
     """Give-backs before an order whose bots never connect is stored as aborted."""
-    flush_interval: float = 0.02
+    flush_interval: float = 0.1
     """Seconds between writes of buffered events."""
     node: str = ""
     """This node's consumer name in the group; by default the host name and process id."""
@@ -108,16 +108,16 @@ class EventWriter:
     def __init__(self, queue: WorkQueue, interval: float) -> None:
         self.queue = queue
         self.interval = interval
-        self.buffer: list[tuple[str, int, int]] = []
+        self.buffer: dict[str, list[int]] = {}
         self._wake = asyncio.Event()
 
-    def add(self, match_id: str, seat: int, action: Action) -> None:
-        self.buffer.append((match_id, seat, action))
+    def add(self, match_id: str, action: Action) -> None:
+        self.buffer.setdefault(match_id, []).append(action)
         self._wake.set()
 
     async def flush(self) -> None:
         if self.buffer:
-            batch, self.buffer = self.buffer, []
+            batch, self.buffer = self.buffer, {}
             await self.queue.append_events(batch)
 
     async def run(self) -> None:
@@ -193,9 +193,9 @@ class WorkHost:
         while True:
             await asyncio.sleep(self.config.claim_idle / 3)
             try:
-                held = await self.queue.keep(list(self.running))
+                lost = await self.queue.keep(list(self.running))
                 for entry_id, (delivery, task) in list(self.running.items()):
-                    if entry_id not in held:
+                    if entry_id in lost:
                         log.warning("match %s was taken over by another node; stopping here", delivery.order.match_id)
                         task.cancel()
                 free = self.config.slots - len(self.running)
@@ -247,7 +247,7 @@ class WorkHost:
         writer = self.events
 
         async def on_move(seat: int, action: Action, state: State[Any]) -> None:
-            writer.add(order.match_id, seat, action)
+            writer.add(order.match_id, action)
             await live.on_move(seat, action, state)
 
         live.runner.on_move = on_move
@@ -322,18 +322,21 @@ class WorkHost:
                                  termination="aborted", ended_ms=now_ms(), tournament_id=order.tournament)  # fmt: skip
             if result.termination != "aborted":
                 record.scores, record.ranks = list(result.scores), list(result.ranks)
-        await self.queue.store_result(delivery, order, record, replay, result)
+        await self.queue.store_result(order, record, replay, result)
+        # Acknowledged only after the hooks: a node that dies in between leaves the order to a
+        # living node, which finds the result stored and runs the (idempotent) hooks again.
         await self._after(order, result)
+        await self.queue.ack(delivery)
 
     async def _after(self, order: MatchOrder, result: ResultRecord) -> None:
-        """The hooks (tournaments), then the ratings for a rated order; both count a match once."""
-        for hook in self.result_hooks:
-            try:
-                await hook(order, result)
-            except Exception:
-                log.exception("after match %s", order.match_id)
+        """The ratings for a rated order, then the hooks (tournaments); both count a match once."""
         if order.rated:
             try:
                 await self.ratings.apply(order.game, result)
             except Exception:
                 log.exception("rating match %s", order.match_id)
+        for hook in self.result_hooks:
+            try:
+                await hook(order, result)
+            except Exception:
+                log.exception("after match %s", order.match_id)

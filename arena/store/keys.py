@@ -32,7 +32,8 @@
 |                                  |        | read through the consumer group "arena-nodes"        |
 | arena:work:results               | hash   | match id -> result (JSON) of every work match: a     |
 |                                  |        | match is counted once                                |
-| arena:match:{id}:events          | stream | the seed, then each applied action (s: seat, a: id)  |
+| arena:match:{id}:events          | stream | the seed, then the actions as applied (a: ids,       |
+|                                  |        | comma-separated, in order)                           |
 | arena:tournaments                | zset   | tournament names by creation time (ms)               |
 | arena:tournament:{name}          | hash   | spec (JSON), created_by, created_ms, rounds_planned, |
 |                                  |        | finished_ms                                          |

@@ -27,19 +27,14 @@ EVENTS_KEPT_MS = 24 * 3600 * 1000
 """How long a finished match's event stream stays; its replay record holds every move for good."""
 
 _STORE_RESULT = """
--- KEYS: results hash, match hash, work stream, tournament results hash (the results hash when none), events
--- ARGV: match id, result JSON, summary JSON, replay JSON ('' for none), group, entry id ('' for none),
---       how long the event stream stays (ms)
+-- KEYS: results hash, match hash, tournament results hash (the results hash when none), events
+-- ARGV: match id, result JSON, summary JSON, replay JSON ('' for none), how long the event stream stays (ms)
 local new = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 if new == 1 then
   redis.call('HSET', KEYS[2], 'summary', ARGV[3])
   if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'replay', ARGV[4]) end
-  if KEYS[4] ~= KEYS[1] then redis.call('HSET', KEYS[4], ARGV[1], ARGV[2]) end
-  redis.call('PEXPIRE', KEYS[5], ARGV[7])
-end
-if ARGV[6] ~= '' then
-  redis.call('XACK', KEYS[3], ARGV[5], ARGV[6])
-  redis.call('XDEL', KEYS[3], ARGV[6])
+  if KEYS[3] ~= KEYS[1] then redis.call('HSET', KEYS[3], ARGV[1], ARGV[2]) end
+  redis.call('PEXPIRE', KEYS[4], ARGV[5])
 end
 return new
 """
@@ -147,20 +142,29 @@ class WorkQueue:
         return claimed
 
     async def keep(self, entry_ids: Sequence[str]) -> set[str]:
-        """Refresh this node's pending entries among `entry_ids`; returns the ones it still holds.
+        """Refresh this node's pending entries among `entry_ids`; returns those another node took over.
 
-        An entry missing from the answer was taken over by another node (this one looked dead).
+        An entry taken over was idle too long here (this node looked dead); one acknowledged
+        meanwhile is neither kept nor lost.
         """
         if not entry_ids:
             return set()
         pending: Any = await self.redis.xpending_range(
-            keys.WORK, keys.WORK_GROUP, min="-", max="+", count=max(100, 2 * len(entry_ids)), consumername=self.consumer
-        )
+            keys.WORK, keys.WORK_GROUP, min=min(entry_ids, key=_entry_order), max=max(entry_ids, key=_entry_order),
+            count=len(entry_ids) + 1000, consumername=self.consumer,
+        )  # fmt: skip
         held = {_text(entry["message_id"]) for entry in pending} & set(entry_ids)
         if held:
             claimed: list[Any] = sorted(held)
             await self.redis.xclaim(keys.WORK, keys.WORK_GROUP, self.consumer, 0, claimed, justid=True)
-        return held
+        lost = set()
+        for entry_id in set(entry_ids) - held:
+            owner: Any = await self.redis.xpending_range(
+                keys.WORK, keys.WORK_GROUP, min=entry_id, max=entry_id, count=1
+            )
+            if owner and _text(owner[0]["consumer"]) != self.consumer:
+                lost.add(entry_id)
+        return lost
 
     async def give_back(self, delivery: Delivery) -> None:
         """Put the order at the end of the stream again (one more attempt) and drop this delivery."""
@@ -183,8 +187,8 @@ class WorkQueue:
             data = {_text(key): _text(value) for key, value in fields.items()}
             if "seed" in data:
                 found.seed = data["seed"]
-            elif "a" in data:
-                found.actions.append(int(data["a"]))
+            elif data.get("a"):
+                found.actions.extend(int(action) for action in data["a"].split(","))
         return found
 
     async def started(self, record: MatchRecord, seed: str, fresh: bool) -> None:
@@ -201,36 +205,30 @@ class WorkQueue:
             pipe.xadd(keys.match_events(record.match_id), {"seed": seed})
         await pipe.execute()
 
-    async def append_events(self, moves: Sequence[tuple[str, int, int]]) -> None:
-        """Append (match id, seat, action) moves, in order, to their matches' event streams."""
+    async def append_events(self, actions: Mapping[str, Sequence[int]]) -> None:
+        """Append each match's actions, in the order applied, as one entry of its event stream."""
         pipe = self.redis.pipeline(transaction=False)
-        for match_id, seat, action in moves:
-            pipe.xadd(keys.match_events(match_id), {"s": seat, "a": action})
+        for match_id, applied in actions.items():
+            pipe.xadd(keys.match_events(match_id), {"a": ",".join(map(str, applied))})
         await pipe.execute()
 
     # -- results ----------------------------------------------------------------------------
 
     async def store_result(
-        self, delivery: Delivery | None, order: MatchOrder, record: MatchRecord, replay: Mapping[str, Any] | None,
-        result: ResultRecord,
-    ) -> bool:  # fmt: skip
-        """Store the result once and acknowledge the delivery; False when it was stored before."""
+        self, order: MatchOrder, record: MatchRecord, replay: Mapping[str, Any] | None, result: ResultRecord
+    ) -> bool:
+        """Store the result, summary and replay record once; False when the result was stored before.
+
+        The caller acknowledges the delivery afterwards (`ack`), once what follows a result is done.
+        """
         tournament = keys.tournament_results(order.tournament) if order.tournament else keys.WORK_RESULTS
         stored = await self._store_result(
-            keys=[
-                keys.WORK_RESULTS,
-                keys.match(order.match_id),
-                keys.WORK,
-                tournament,
-                keys.match_events(order.match_id),
-            ],
+            keys=[keys.WORK_RESULTS, keys.match(order.match_id), tournament, keys.match_events(order.match_id)],
             args=[
                 order.match_id,
                 json.dumps(result.to_dict(), separators=(",", ":")),
                 record.to_json(),
                 json.dumps(replay, separators=(",", ":")) if replay is not None else "",
-                keys.WORK_GROUP,
-                delivery.entry_id if delivery is not None else "",
                 EVENTS_KEPT_MS,
             ],
         )
@@ -245,6 +243,11 @@ class WorkQueue:
     async def result(self, match_id: str) -> ResultRecord | None:
         text = await self.redis.hget(keys.WORK_RESULTS, match_id)
         return ResultRecord.from_dict(json.loads(text)) if text else None
+
+
+def _entry_order(entry_id: str) -> tuple[int, int]:
+    milliseconds, _, sequence = entry_id.partition("-")
+    return int(milliseconds), int(sequence or 0)
 
 
 def _deliveries(entries: Iterable[Any]) -> list[Delivery]:

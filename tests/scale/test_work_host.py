@@ -70,7 +70,8 @@ async def test_a_dead_nodes_match_is_taken_over_and_resumed_from_its_events(redi
         played.append(action)
         state.apply(action)
     await dead.started(MatchRecord(order.match_id, "friday13", {"players": 3}, list(order.seats), 1), order.seed, True)
-    await dead.append_events([(order.match_id, 0, action) for action in played])
+    await dead.append_events({order.match_id: played[:4]})
+    await dead.append_events({order.match_id: played[4:]})
     try:
         async with start_arena(redis_url, work=FAST) as arena:
             record = await wait_result(arena, order.match_id)
@@ -80,7 +81,7 @@ async def test_a_dead_nodes_match_is_taken_over_and_resumed_from_its_events(redi
         for move, text in zip(first_moves, texts, strict=True):
             assert move["card"] in text
         assert tuple(record["scores"]) == replayed_outcome(record)
-        assert await dead.keep([delivery.entry_id]) == set()
+        assert await dead.keep([delivery.entry_id]) == set(), "acknowledged: neither kept nor taken over"
     finally:
         await redis.aclose()
 

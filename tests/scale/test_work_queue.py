@@ -42,25 +42,28 @@ async def test_each_order_goes_to_one_node_and_a_dead_nodes_order_is_taken_over(
     assert got_first[0].order == order("m1")
     assert await second.claim_stale(min_idle_ms=60_000) == []
     await asyncio.sleep(0.15)
-    assert await second.keep([got_second[0].entry_id]) == {got_second[0].entry_id}
+    assert await second.keep([got_second[0].entry_id]) == set()
     taken = await second.claim_stale(min_idle_ms=100)
     assert [d.order.match_id for d in taken] == ["m1"]
-    assert await first.keep([got_first[0].entry_id]) == set(), "node a learns that its order was taken over"
+    assert await first.keep([got_first[0].entry_id]) == {got_first[0].entry_id}, "node a learns it was taken over"
 
 
 @pytest.mark.asyncio
-async def test_a_result_is_stored_once_and_acknowledges_the_order(redis: Redis) -> None:
+async def test_a_result_is_stored_once_and_the_order_stays_until_acknowledged(redis: Redis) -> None:
     queue = WorkQueue(redis, "node-a")
     await queue.ensure_group()
     await queue.submit([order("m1")])
     (delivery,) = await queue.read(1, block_ms=100)
     record = MatchRecord("m1", "friday13", {"players": 3}, ["a", "b", "c"], 1)
     await queue.started(record, "00ff", fresh=True)
-    await queue.append_events([("m1", 0, 7), ("m1", 1, 9)])
+    await queue.append_events({"m1": [7, 9]})
+    await queue.append_events({"m1": [4]})
     events = await queue.events("m1")
-    assert (events.seed, events.actions) == ("00ff", [7, 9])
-    assert await queue.store_result(delivery, delivery.order, record, None, result("m1"))
-    assert not await queue.store_result(delivery, delivery.order, record, None, result("m1"))
+    assert (events.seed, events.actions) == ("00ff", [7, 9, 4])
+    assert await queue.store_result(delivery.order, record, None, result("m1"))
+    assert not await queue.store_result(delivery.order, record, None, result("m1"))
     assert await queue.result("m1") == result("m1")
+    assert await queue.backlog() == 1
+    await queue.ack(delivery)
     assert await queue.backlog() == 0
     assert await queue.claim_stale(min_idle_ms=0) == []
