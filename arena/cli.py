@@ -244,6 +244,54 @@ def match_create(
     print(response.match_id)
 
 
+@app.command()
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the demo's data (embedded Redis) here; a temporary directory by default.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True, help="Port to serve on.")
+@click.option("--quick", is_flag=True, help="Short tournaments (a few seconds), for a first look and for tests.")
+@click.option("--stay", is_flag=True, help="Keep serving after the tournaments, until Ctrl-C.")
+def demo(data_dir: Path | None, port: int, quick: bool, stay: bool) -> None:
+    """The whole arena in one command: a server, the sample bots, rated tournaments, the leaderboards.
+
+    Starts a server on the embedded Redis, registers the sample bots (Python random, heuristic and
+    Monte Carlo, and the Node bot when node and npm are installed), starts them as gRPC client
+    processes on the ladder, runs a rated round-robin tournament of friday13 and one of amigo13,
+    and prints their tables and the leaderboards.
+    """
+    from arena.server.demo import run_demo
+
+    try:
+        asyncio.run(run_demo(data_dir, port, quick, stay, console))
+    except KeyboardInterrupt:
+        console.print("demo: stopped")
+    except (OSError, RuntimeError, TimeoutError) as problem:
+        raise click.ClickException(str(problem)) from None
+
+
+def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None:
+    """A tournament's standings as a table; `table` is `TournamentTable.to_dict()`."""
+    view = Table(
+        title=f"{table['tournament']}: {table['game']} {table['format']}, {table['done']}/{table['total']} matches"
+    )
+    view.add_column("#", justify="right")
+    view.add_column("bot")
+    view.add_column("games", justify="right")
+    view.add_column(f"mean {score_name} ± 95% CI", justify="right")
+    view.add_column("wins", justify="right")
+    view.add_column("mean rank", justify="right")
+    view.add_column("TrueSkill mu ± sigma", justify="right")
+    for place, row in enumerate(table["standings"], start=1):
+        mean, ci = row["mean_score"], row["ci95"]
+        score = "-" if mean is None else f"{mean:.2f}" + ("" if ci is None else f" ± {ci:.2f}")
+        rank = "-" if row["mean_rank"] is None else f"{row['mean_rank']:.2f}"
+        skill = f"{row['mu']:.1f} ± {row['sigma']:.1f}" if row.get("mu") is not None else "-"
+        view.add_row(str(place), row["bot"], str(row["games"]), score, str(row["wins"]), rank, skill)
+    console.print(view)
+
+
 def main() -> None:
     """Entry point: one-line errors with exit code 2 for bad input, as scripts expect."""
     try:

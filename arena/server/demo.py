@@ -1,0 +1,241 @@
+"""`arena demo`: the whole arena on this machine in one command.
+
+A server on the embedded Redis; an owner and the sample bots (Python random, heuristic and
+Monte Carlo, and the Node bot when node and npm are installed) registered and started as real
+gRPC client processes, on the ladder; a rated round-robin tournament of friday13 and one of
+amigo13 through the work stream; then the tournament tables and the leaderboards. With `stay`
+the server keeps serving until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.server.app import RunningServer, ServerConfig, running
+from arena.server.tournaments import create_tournament, live_table
+from arena.store import NameTaken, Store, open_redis
+from arena.store.ratings import LeaderboardRow, RatingStore
+from arena.store.tournaments import TournamentStore
+from arena.tournaments import TournamentSpec, TournamentTable
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_BOTS = ROOT / "sample_bots"
+OWNER = "demo"
+GAMES = ("friday13", "amigo13")
+
+
+@dataclass(frozen=True)
+class DemoBot:
+    name: str
+    language: str
+    command: tuple[str, ...]
+    """The program and its arguments, before --server and --token."""
+    ladder: bool = True
+    """Whether the program takes --ladder (the Node sample bot plays tournament and admin matches only)."""
+
+
+def demo_bots(note: Callable[[str], None]) -> list[DemoBot]:
+    python = SAMPLE_BOTS / "python"
+    bots = [
+        DemoBot("py-random", "python", (sys.executable, str(python / "random_bot.py"))),
+        DemoBot("py-heuristic", "python", (sys.executable, str(python / "heuristic_bot.py"))),
+        DemoBot("py-mc", "python", (sys.executable, str(python / "mc_bot.py"))),
+    ]
+    node = node_bot(note)
+    if node is not None:
+        bots.append(DemoBot("js-random", "javascript", ("node", str(node)), ladder=False))
+    return bots
+
+
+def node_bot(note: Callable[[str], None]) -> Path | None:
+    """sample_bots/node/bot.js with its packages installed (`npm ci` when missing), or None with a note why."""
+    directory = SAMPLE_BOTS / "node"
+    if not (directory / "bot.js").exists():
+        return None
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        note("demo: node and npm are not installed: the JavaScript bot sits this one out")
+        return None
+    if not (directory / "node_modules" / "@grpc").exists():
+        note("demo: installing the JavaScript bot's packages (npm ci)")
+        done = subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=directory, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            note(f"demo: npm ci failed, the JavaScript bot sits this one out: {done.stderr.strip()[:200]}")
+            return None
+    return directory / "bot.js"
+
+
+@contextlib.contextmanager
+def bot_processes(
+    bots: list[DemoBot], tokens: dict[str, str], address: str, max_matches: int, ladder: bool
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    processes = []
+    try:
+        for bot in bots:
+            command = [*bot.command, "--server", address, "--token", tokens[bot.name]]
+            command += ["--max-matches", str(max_matches), *(["--ladder"] if ladder and bot.ladder else [])]
+            process = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            )
+            processes.append(process)
+        yield processes
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+async def register(store: Store, bots: list[DemoBot]) -> dict[str, str]:
+    """The demo owner and bots (made on first run, new tokens on later runs on the same data)."""
+    with contextlib.suppress(NameTaken):
+        await store.create_owner(OWNER)
+    tokens = {}
+    for bot in bots:
+        try:
+            _, tokens[bot.name] = await store.register_bot(OWNER, bot.name, GAMES, bot.language, "a sample bot")
+        except NameTaken:
+            tokens[bot.name] = await store.rotate_bot_token(bot.name)
+    return tokens
+
+
+async def wait_connected(arena: RunningServer, names: set[str], processes: list[subprocess.Popen[bytes]]) -> None:
+    deadline = time.monotonic() + 60
+    while not names <= arena.sessions.connected():
+        stopped = [process.args for process in processes if process.poll() is not None]
+        if stopped:
+            raise RuntimeError(f"a bot program stopped early: {stopped[0]!r}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"bots {sorted(names - arena.sessions.connected())} did not connect within 60 s")
+        await asyncio.sleep(0.1)
+
+
+def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
+    """Every deal in every seat rotation: friday13 at one table of four, amigo13 at every table of three."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return [
+        TournamentSpec(f"demo-friday13-{stamp}", "friday13", tuple(entrants), table_size=min(4, len(entrants)),
+                       rounds=1 if quick else 2, duplicate=not quick, rated=True, seed=stamp),
+        TournamentSpec(f"demo-amigo13-{stamp}", "amigo13", tuple(entrants), table_size=3, duplicate=not quick,
+                       rated=True, seed=stamp),
+    ]  # fmt: skip
+
+
+async def run_tournaments(
+    store: Store, specs: list[TournamentSpec], progress: Callable[[dict[str, tuple[int, int]]], None]
+) -> list[TournamentTable]:
+    for spec in specs:
+        await create_tournament(store, spec, OWNER)
+    tournaments = TournamentStore(store.redis)
+    while True:
+        done = {}
+        for spec in specs:
+            done[spec.name] = (len(await tournaments.results(spec.name)), spec.total_matches)
+        progress(done)
+        if all(count >= total for count, total in done.values()):
+            break
+        await asyncio.sleep(0.25)
+    tables = []
+    for spec in specs:
+        state = await tournaments.get(spec.name)
+        assert state is not None
+        tables.append(await live_table(store, state))
+    return tables
+
+
+async def leaderboards(store: Store) -> dict[str, list[LeaderboardRow]]:
+    ratings = RatingStore(store.redis)
+    return {game: await ratings.leaderboard(game) for game in GAMES}
+
+
+@contextlib.asynccontextmanager
+async def demo_server(data_dir: Path | None, port: int) -> AsyncIterator[tuple[RunningServer, Path]]:
+    with contextlib.ExitStack() as stack:
+        if data_dir is None:
+            data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-demo-")))
+        config = ServerConfig(port=port, data_dir=data_dir, admin_token="ata_" + secrets.token_urlsafe(24))
+        async with open_redis(None, data_dir) as redis, running(config, redis) as arena:
+            yield arena, data_dir
+
+
+async def wait_for_interrupt() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+
+
+def default_max_matches() -> int:
+    return max(2, 2 * (os.cpu_count() or 1))
+
+
+async def run_demo(data_dir: Path | None, port: int, quick: bool, stay: bool, console: Console) -> None:
+    from arena.cli import print_tournament
+
+    bots = demo_bots(lambda line: console.print(line))
+    async with demo_server(data_dir, port) as (arena, where):
+        console.print(f"demo: arena serving on {arena.address} (embedded Redis, data in {where})")
+        tokens = await register(arena.store, bots)
+        with bot_processes(bots, tokens, arena.address, default_max_matches(), ladder=not quick) as processes:
+            await wait_connected(arena, {bot.name for bot in bots}, processes)
+            console.print(f"demo: {len(bots)} bots connected: {', '.join(bot.name for bot in bots)}")
+            specs = tournament_specs([bot.name for bot in bots], quick)
+            started = time.perf_counter()
+            with Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                console=console, transient=True,
+            ) as bar:  # fmt: skip
+                tasks = {spec.name: bar.add_task(spec.name, total=spec.total_matches) for spec in specs}
+
+                def progress(done: dict[str, tuple[int, int]]) -> None:
+                    for name, (count, _) in done.items():
+                        bar.update(tasks[name], completed=count)
+
+                tables = await run_tournaments(arena.store, specs, progress)
+            console.print(f"demo: {sum(spec.total_matches for spec in specs)} tournament matches in "
+                          f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+            for table in tables:
+                print_tournament(table.to_dict(), table.spec.build_game().score_name)
+            for game, rows in (await leaderboards(arena.store)).items():
+                console.print(leaderboard_view(game, rows))
+            if stay:
+                console.print(f"demo: still serving on {arena.address}; Ctrl-C stops the server and the bots")
+                await wait_for_interrupt()
+    console.print("demo: stopped the server and the bots")
+
+
+def leaderboard_view(game: str, rows: list[LeaderboardRow]) -> Table:
+    view = Table(title=f"{game} leaderboard (TrueSkill, ranked by mu - 3 sigma)")
+    view.add_column("#", justify="right")
+    view.add_column("bot")
+    view.add_column("mu - 3 sigma", justify="right")
+    view.add_column("mu", justify="right")
+    view.add_column("sigma", justify="right")
+    view.add_column("games", justify="right")
+    for row in rows:
+        view.add_row(str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
+                     str(row.games))  # fmt: skip
+    return view

