@@ -8,7 +8,7 @@ import dataclasses
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from arena.games.base import Action, State, seed_commitment
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
 from arena.ratings import ResultRecord
 from arena.server import convert
+from arena.server.relay import RelaySeat, RemoteSession
 from arena.server.remote_seat import RemoteSeat
 from arena.server.sessions import SessionRegistry
 from arena.store import MatchRecord, Store
@@ -166,11 +167,19 @@ class MatchHost:
 
     def prepare(
         self, match_id: str, game: Game, seat_names: Sequence[str], seed: bytes, clock: Clock | None = None,
-        tournament_id: str = "",
+        tournament_id: str = "", remote: Mapping[str, RemoteSession] | None = None,
     ) -> LiveMatch:  # fmt: skip
-        """Seat the match and list it as live here, all seats or none; the caller runs it."""
+        """Seat the match and list it as live here, all seats or none; the caller runs it.
+
+        A bot with no session here sits through its session on another node, when `remote` names one.
+        """
         encoder = convert.encoder_for(game)
-        seats = [self._seat(name, index, game, match_id, seed, encoder) for index, name in enumerate(seat_names)]
+        seats = [
+            self._relayed(remote[name], index, game, match_id, encoder)
+            if remote and name in remote and not self.sessions.of_bot(name)
+            else self._seat(name, index, game, match_id, seed, encoder)
+            for index, name in enumerate(seat_names)
+        ]
         record = MatchRecord(
             match_id, game.name, game.params(), list(seat_names), now_ms(), tournament_id=tournament_id
         )
@@ -182,6 +191,11 @@ class MatchHost:
                 seat.session.matches.add(match_id)
         self.live[match_id] = live
         return live
+
+    def _relayed(self, remote: RemoteSession, index: int, game: Game, match_id: str, encoder: convert.Encoder) -> Seat:
+        if not remote.plays(game.name):
+            raise MatchError(f"bot {remote.bot!r} does not play {game.name}")
+        return RelaySeat(self.store.redis, remote, match_id, index, game, encoder)
 
     def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.Encoder) -> Seat:
         if name.startswith(BUILTIN_PREFIX):

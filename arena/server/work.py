@@ -16,15 +16,16 @@ import dataclasses
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import GameError, make_game
 from arena.games.base import Action, State
 from arena.match import Clock
 from arena.ratings import ResultRecord
-from arena.server.matches import LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
+from arena.server.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
+from arena.server.relay import Relay, find_sessions
 from arena.server.remote_seat import RemoteSeat
 from arena.store import MatchRecord, Store
 from arena.store.ratings import RatingStore
@@ -37,30 +38,31 @@ ResultHook = Callable[[MatchOrder, ResultRecord], Awaitable[None]]
 """Called after a work match's result is stored (again after a re-delivery: hooks are idempotent)."""
 
 
+def _env_number(name: str, default: float, scale: float = 1.0) -> float:
+    text = os.environ.get(name, "")
+    try:
+        return float(text) * scale if text else default
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not a number") from None
+
+
 @dataclass(frozen=True)
 class WorkConfig:
-    slots: int = 64
+    """How a node takes part in the work stream; unset fields come from ARENA_MATCH_SLOTS,
+    ARENA_CLAIM_IDLE_MS and ARENA_NODE when those are set (docker-compose sets them)."""
+
+    slots: int = field(default_factory=lambda: max(1, int(_env_number("ARENA_MATCH_SLOTS", 64))))
     """Work matches this node runs at once."""
-    claim_idle: float = 5.0
+    claim_idle: float = field(default_factory=lambda: max(0.1, _env_number("ARENA_CLAIM_IDLE_MS", 5.0, 0.001)))
     """Seconds an order may go unrefreshed before another node takes it over."""
     seat_wait: float = 30.0
-    """Seconds to wait for a match's bots to connect to this node before giving the order back."""
+    """Seconds to wait for a match's bots to connect (to any node) before giving the order back."""
     max_attempts: int = 20
     """Give-backs before an order whose bots never connect is stored as aborted."""
     flush_interval: float = 0.1
     """Seconds between writes of buffered events."""
-    node: str = ""
+    node: str = field(default_factory=lambda: os.environ.get("ARENA_NODE", ""))
     """This node's consumer name in the group; by default the host name and process id."""
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> WorkConfig:
-        """ARENA_MATCH_SLOTS, ARENA_CLAIM_IDLE_MS and ARENA_NODE override the defaults (docker-compose sets them)."""
-        config = cls()
-        if environ.get("ARENA_MATCH_SLOTS"):
-            config = dataclasses.replace(config, slots=max(1, int(environ["ARENA_MATCH_SLOTS"])))
-        if environ.get("ARENA_CLAIM_IDLE_MS"):
-            config = dataclasses.replace(config, claim_idle=max(100, int(environ["ARENA_CLAIM_IDLE_MS"])) / 1000)
-        return dataclasses.replace(config, node=environ.get("ARENA_NODE", ""))
 
 
 async def submit_match(
@@ -140,6 +142,7 @@ class WorkHost:
         self.config = config or WorkConfig()
         self.queue = WorkQueue(store.redis, self.config.node or node_name())
         self.events = EventWriter(self.queue, self.config.flush_interval)
+        self.relay = Relay(store.redis, host.sessions, self.queue.consumer)
         self.result_hooks: list[ResultHook] = []
         self.ratings = RatingStore(store.redis)
         self.running: dict[str, tuple[Delivery, asyncio.Task[None]]] = {}
@@ -157,6 +160,7 @@ class WorkHost:
             asyncio.create_task(self._read_loop(), name="work: read"),
             asyncio.create_task(self._claim_loop(), name="work: claim"),
             asyncio.create_task(self.events.run(), name="work: events"),
+            asyncio.create_task(self.relay.run(), name="work: relay"),
         ]
 
     async def stop(self) -> None:
@@ -282,8 +286,13 @@ class WorkHost:
         order = delivery.order
         deadline = asyncio.get_running_loop().time() + self.config.seat_wait
         while True:
+            away = [
+                name for name in order.seats
+                if not name.startswith(BUILTIN_PREFIX) and not self.host.sessions.of_bot(name)
+            ]  # fmt: skip
+            remote = await find_sessions(self.store.redis, away, self.consumer) if away else None
             try:
-                live = self.host.prepare(order.match_id, game, order.seats, seed, clock, order.tournament)
+                live = self.host.prepare(order.match_id, game, order.seats, seed, clock, order.tournament, remote)
             except SeatUnavailable as missing:
                 if asyncio.get_running_loop().time() < deadline:
                     await asyncio.sleep(0.05)

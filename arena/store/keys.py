@@ -38,6 +38,10 @@
 | arena:tournament:{name}          | hash   | spec (JSON), created_by, created_ms, rounds_planned, |
 |                                  |        | finished_ms                                          |
 | arena:tournament:{name}:results  | hash   | match id -> result (JSON) of the tournament          |
+| arena:presence:{bot}             | hash   | session id -> {node, games} (JSON) of the bot's      |
+|                                  |        | sessions on every node (expires unless refreshed)    |
+| arena:session:{id}:inbox         | stream | messages for a session from hosts on other nodes     |
+| arena:match:{id}:replies:{seat}  | stream | a relayed seat's answers, for the hosting node       |
 """
 
 from __future__ import annotations
@@ -145,3 +149,18 @@ def tournament(name: str) -> str:
 
 def tournament_results(name: str) -> str:
     return f"{PREFIX}tournament:{name}:results"
+
+
+# -- seats across nodes (arena/server/relay.py) ---------------------------------------------------
+
+
+def presence(bot_name: str) -> str:
+    return f"{PREFIX}presence:{bot_name}"
+
+
+def session_inbox(session_id: str) -> str:
+    return f"{PREFIX}session:{session_id}:inbox"
+
+
+def match_replies(match_id: str, seat: int) -> str:
+    return f"{PREFIX}match:{match_id}:replies:{seat}"

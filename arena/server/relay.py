@@ -1,0 +1,249 @@
+"""Seats across nodes: a match hosted on one node seats a bot connected to another through Redis streams.
+
+Every node states which bot sessions it serves (`arena:presence:{bot}`, refreshed while they
+live). A host that needs a bot with no session of its own looks it up there and seats it as a
+`RelaySeat`: what it would send the bot (MatchStarted, ActionRequest, Error, MatchEnded) goes,
+serialized, to that session's inbox stream; the node serving the session reads its inboxes,
+forwards each message over the bot's gRPC stream, and writes the bot's answer to the match's
+reply stream, which the host reads. The host's clock still rules: a late answer is a strike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+
+from arena.games.base import Action, Game
+from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatTimeout
+from arena.server import convert
+from arena.server.remote_seat import legal_actions_of
+from arena.server.sessions import SessionRegistry
+from arena.store import keys
+from arena.v1 import bot_service_pb2 as bot_pb
+from arena.v1 import messages_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+PRESENCE_TTL_MS = 10_000
+"""A node that stops refreshing its presence (it died) is forgotten after this long."""
+REFRESH = 2.0
+"""Seconds between presence refreshes."""
+INBOX_MAX = 10_000
+"""Entries an inbox keeps (approximately); older ones are trimmed."""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True)
+class RemoteSession:
+    """A session of a bot served by another node, as its presence entry states it."""
+
+    session_id: str
+    bot: str
+    node: str
+    games: tuple[str, ...]
+
+    def plays(self, game: str) -> bool:
+        return not self.games or game in self.games
+
+
+async def find_sessions(redis: Redis, bots: list[str], node: str) -> dict[str, RemoteSession]:
+    """For each of `bots` with a session on another node, one such session."""
+    found: dict[str, RemoteSession] = {}
+    for bot in bots:
+        entries = await redis.hgetall(keys.presence(bot))
+        for session_id, raw in sorted(entries.items()):
+            data = json.loads(raw)
+            if data["node"] != node:
+                found[bot] = RemoteSession(_text(session_id), bot, data["node"], tuple(data["games"]))
+                break
+    return found
+
+
+class RelaySeat(Seat):
+    """One seat of a match hosted here, played by a bot whose session another node serves."""
+
+    timed = True
+
+    def __init__(self, redis: Redis, remote: RemoteSession, match_id: str, seat: int, game: Game,
+                 encoder: convert.Encoder) -> None:  # fmt: skip
+        self.name = remote.bot
+        self.redis = redis
+        self.remote = remote
+        self.match_id = match_id
+        self.inbox = keys.session_inbox(remote.session_id)
+        self.replies = keys.match_replies(match_id, seat)
+        self.encoder = encoder
+        self.legal = legal_actions_of(game)
+        self.strikes = 0
+        self._requests = 0
+        self._last_reply = "0-0"
+
+    async def _post(self, kind: str, message: bot_pb.ConnectResponse, **extra: Any) -> None:
+        fields: dict[Any, Any] = {"kind": kind, "match": self.match_id, "msg": message.SerializeToString(), **extra}
+        await self.redis.xadd(self.inbox, fields, maxlen=INBOX_MAX, approximate=True)
+
+    async def start(self, info: MatchInfo) -> None:
+        await self.redis.delete(self.replies)
+        started = bot_pb.MatchStarted(
+            match_id=self.match_id, game=convert.spec_from_game(info.game), seat=info.seat, seats=info.seats,
+            seed_commitment=info.seed_commitment, clock=convert.clock_to_pb(info.clock),
+        )  # fmt: skip
+        await self._post("start", bot_pb.ConnectResponse(match_started=started))
+
+    async def request(self, move: MoveRequest) -> Action:
+        self._requests += 1
+        response = bot_pb.ConnectResponse()
+        message = response.action_request
+        message.match_id = self.match_id
+        self.encoder.encode_into(move.observation, message.observation)
+        message.legal_actions.extend([self.legal[action] for action in move.legal_actions])
+        message.time_left_ms = int(move.time_left * 1000)
+        await self._post("request", response, ask=self._requests, reply=self.replies)
+        while True:
+            reply: Any = await self.redis.xread({self.replies: self._last_reply}, block=int(move.time_left * 1000) + 1)
+            if not reply:
+                raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
+            for entry_id, fields in reply[0][1]:
+                self._last_reply = _text(entry_id)
+                data = {_text(key): _text(value) for key, value in fields.items()}
+                if data.get("ask") != str(self._requests):
+                    continue  # the answer to an earlier, late request
+                if "gone" in data:
+                    raise SeatGone(data["gone"])
+                return int(data["action"])
+
+    async def reject(self, move: MoveRequest, reason: str) -> None:
+        self.strikes += 1
+        code = bot_pb.ERROR_CODE_LATE if "no answer" in reason else bot_pb.ERROR_CODE_ILLEGAL_ACTION
+        errors = [bot_pb.Error(code=code, message=reason, match_id=self.match_id)]
+        if self.strikes >= MAX_STRIKES:
+            text = (f"{MAX_STRIKES} strikes: you forfeit match {self.match_id}; your seat plays on with default "
+                    "moves and is ranked last")  # fmt: skip
+            errors.append(bot_pb.Error(code=bot_pb.ERROR_CODE_FORFEIT, message=text, match_id=self.match_id))
+        for error in errors:
+            await self._post("error", bot_pb.ConnectResponse(error=error))
+
+    async def end(self, result: MatchEnd) -> None:
+        ended = bot_pb.MatchEnded(
+            match_id=self.match_id, scores=result.scores, ranks=result.ranks,
+            termination=convert.TERMINATIONS.get(result.termination, pb.TERMINATION_UNSPECIFIED),
+            seed=result.seed.hex(), forfeited=result.forfeited,
+        )  # fmt: skip
+        await self._post("end", bot_pb.ConnectResponse(match_ended=ended))
+        await self.redis.pexpire(self.replies, PRESENCE_TTL_MS)
+
+
+class Relay:
+    """This node's side: states its sessions in Redis and forwards what other hosts post to them."""
+
+    def __init__(self, redis: Redis, sessions: SessionRegistry, node: str) -> None:
+        self.redis = redis
+        self.sessions = sessions
+        self.node = node
+        self._last: dict[str, str] = {}
+        self._answers: set[asyncio.Task[None]] = set()
+
+    async def run(self) -> None:
+        await asyncio.gather(self._refresh_loop(), self._read_loop())
+
+    async def _refresh_loop(self) -> None:
+        stated: dict[str, str] = {}
+        while True:
+            try:
+                live = {s.id: s for s in self.sessions.by_id.values() if not s.gone}
+                pipe = self.redis.pipeline(transaction=False)
+                for session_id, bot in stated.items():
+                    if session_id not in live:
+                        pipe.hdel(keys.presence(bot), session_id)
+                for session in live.values():
+                    entry = {"node": self.node, "games": sorted(session.games)}
+                    pipe.hset(keys.presence(session.bot), session.id, json.dumps(entry))
+                    pipe.pexpire(keys.presence(session.bot), PRESENCE_TTL_MS)
+                await pipe.execute()
+                stated = {session_id: session.bot for session_id, session in live.items()}
+            except Exception:
+                log.exception("stating this node's sessions")
+            await asyncio.sleep(REFRESH)
+
+    async def _read_loop(self) -> None:
+        while True:
+            owners = {keys.session_inbox(session_id): session_id for session_id in list(self.sessions.by_id)}
+            streams: dict[Any, Any] = {key: self._last.setdefault(owner, "0-0") for key, owner in owners.items()}
+            if not streams:
+                await asyncio.sleep(0.2)
+                continue
+            try:
+                reply: Any = await self.redis.xread(streams, block=200)
+            except Exception:
+                log.exception("reading session inboxes")
+                await asyncio.sleep(1.0)
+                continue
+            for stream, entries in reply or []:
+                session_id = owners[_text(stream)]
+                for entry_id, fields in entries:
+                    self._last[session_id] = _text(entry_id)
+                    self._deliver(session_id, {_text(key): value for key, value in fields.items()})
+            for session_id in set(self._last) - set(self.sessions.by_id):
+                del self._last[session_id]
+
+    def _deliver(self, session_id: str, fields: dict[str, Any]) -> None:
+        session = self.sessions.by_id.get(session_id)
+        kind, match_id = _text(fields["kind"]), _text(fields["match"])
+        message = bot_pb.ConnectResponse.FromString(fields["msg"])
+        if session is None:
+            if kind == "request":
+                self._spawn(self._answer_gone(fields, "the bot's session ended"))
+            return
+        if kind == "start":
+            session.matches.add(match_id)
+            session.started[match_id] = message.match_started
+            session.send(message)
+        elif kind == "request":
+            self._spawn(self._answer(session_id, fields, message))
+        elif kind == "error":
+            session.send(message)
+        elif kind == "end":
+            session.matches.discard(match_id)
+            session.started.pop(match_id, None)
+            session.send(message)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self._answers.add(task)
+        task.add_done_callback(self._answers.discard)
+
+    async def _answer(self, session_id: str, fields: dict[str, Any], message: bot_pb.ConnectResponse) -> None:
+        session = self.sessions.by_id.get(session_id)
+        if session is None:
+            await self._answer_gone(fields, "the bot's session ended")
+            return
+        time_left = message.action_request.time_left_ms / 1000
+        try:
+            pending = session.request(message.action_request.match_id, message, time_left)
+        except SeatGone as gone:
+            await self._answer_gone(fields, str(gone))
+            return
+        try:
+            action = await asyncio.wait_for(pending.answer, time_left + 1.0)
+        except SeatGone as gone:
+            await self._answer_gone(fields, str(gone))
+            return
+        except TimeoutError:
+            return
+        finally:
+            session.pending.pop(message.action_request.request_id, None)
+        await self.redis.xadd(_text(fields["reply"]), {"ask": _text(fields["ask"]), "action": action})
+
+    async def _answer_gone(self, fields: dict[str, Any], why: str) -> None:
+        if "reply" in fields:
+            with contextlib.suppress(Exception):
+                await self.redis.xadd(_text(fields["reply"]), {"ask": _text(fields["ask"]), "gone": why})
