@@ -1,0 +1,58 @@
+"""A tournament survives a restart of the arena and of its embedded Redis: it resumes and counts each match once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from arena.games import make_game
+from arena.server.app import ServerConfig, running
+from arena.server.tournaments import create_tournament
+from arena.server.work import WorkConfig
+from arena.store import Store, open_redis
+from arena.store.ratings import RatingStore
+from arena.store.tournaments import TournamentStore
+from arena.store.work import WorkQueue
+from arena.tournaments import TournamentSpec
+
+ENTRANTS = ("builtin:mc", "builtin:heuristic", "builtin:random")
+
+
+def config(data: Path) -> ServerConfig:
+    return ServerConfig(port=0, data_dir=data, admin_token="ata_restart", work=WorkConfig(claim_idle=0.5, slots=2))
+
+
+@pytest.mark.asyncio
+async def test_a_tournament_stopped_midway_finishes_after_a_restart_with_each_match_once(tmp_path: Path) -> None:
+    spec = TournamentSpec("restart", "friday13", ENTRANTS, table_size=3, rounds=2, duplicate=True, rated=True,
+                          seed="r")  # fmt: skip
+    async with open_redis(None, tmp_path) as redis, running(config(tmp_path), redis) as arena:
+        await create_tournament(arena.store, spec, "admin")
+        tournaments = TournamentStore(redis)
+        while len(await tournaments.results("restart")) < 1:
+            await asyncio.sleep(0.05)
+    async with open_redis(None, tmp_path) as redis:
+        before = len(await TournamentStore(redis).results("restart"))
+    assert before < spec.total_matches, "the tournament should be under way when the arena stops"
+    async with open_redis(None, tmp_path) as redis, running(config(tmp_path), redis):
+        tournaments = TournamentStore(redis)
+        for _ in range(1200):
+            state = await tournaments.get("restart")
+            if state is not None and state.finished_ms:
+                break
+            await asyncio.sleep(0.05)
+        assert state is not None and state.finished_ms, "the tournament did not finish after the restart"
+        queue = WorkQueue(redis)
+        while await queue.backlog():  # every order acknowledged: ratings written too
+            await asyncio.sleep(0.05)
+        results = await tournaments.results("restart")
+        assert [r.match_id for r in results] == [spec.match_id(n) for n in range(spec.total_matches)]
+        game = make_game("friday13", players=3)
+        for result in results:
+            found = await Store(redis).get_match(result.match_id)
+            assert found is not None and found[1] is not None
+            assert tuple(game.replay(found[1]).outcome().scores) == result.scores
+        ratings = await RatingStore(redis).ratings("friday13", ENTRANTS)
+        assert {bot: row.games for bot, row in ratings.items()} == dict.fromkeys(ENTRANTS, spec.total_matches)
