@@ -19,12 +19,14 @@ from redis.asyncio import Redis
 
 from arena.match import Clock
 from arena.ratings import ResultRecord
+from arena.server.ladder import Ladder, LadderConfig
 from arena.server.matches import MatchHost
 from arena.server.service import ArenaServicer, BotServicer
 from arena.server.sessions import Limits, SessionRegistry
 from arena.server.tournaments import TournamentProgress
 from arena.server.work import WorkConfig, WorkHost
 from arena.store import Store, open_redis
+from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
 
@@ -53,6 +55,8 @@ class ServerConfig:
     admin_token: str | None = None
     """The admin token to set (from ARENA_ADMIN_TOKEN); None keeps the stored one or makes one."""
     work: WorkConfig = field(default_factory=WorkConfig)
+    ladder: LadderConfig = field(default_factory=LadderConfig)
+    """Ladder table sizes per game and the matchmaker's timing."""
 
 
 @dataclass
@@ -68,6 +72,7 @@ class RunningServer:
     new_admin_token: str | None
     ratings: RatingStore | None = None
     work: WorkHost | None = None
+    ladder: Ladder | None = None
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -86,6 +91,9 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     host = MatchHost(store, sessions, config.clock)
     ratings = RatingStore(redis)
     host.ended_hooks.append(lambda record, result: rate(ratings, record.game, result))
+    ladder = Ladder(LadderStore(redis), ratings, sessions, host, config.ladder)
+    sessions.on_change = ladder.session_changed
+    host.ended_hooks.append(ladder.match_ended)
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
@@ -94,7 +102,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         ]
     )
     bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)  # type: ignore[no-untyped-call]
-    servicer = ArenaServicer(store, sessions, host)
+    servicer = ArenaServicer(store, sessions, host, ratings, ladder)
     arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -111,12 +119,14 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     work = WorkHost(store, host, config.work)
     work.result_hooks.append(TournamentProgress(store))
     await work.start()
+    ladder_task = asyncio.create_task(ladder.run(), name="ladder")
     try:
         yield RunningServer(
-            f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings, work
+            f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings, work, ladder
         )
     finally:
         await health.enter_graceful_shutdown()
+        await ladder.stop(ladder_task)
         await work.stop()
         await host.shutdown()
         sessions.close_all()

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from importlib import metadata
 from typing import Any
@@ -14,11 +15,14 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.games import game_names
-from arena.server import convert
+from arena.ratings import RatingError, RatingModel
+from arena.server import convert, ladder_pb
 from arena.server.auth import abort, authenticate, require, with_article
+from arena.server.ladder import Ladder
 from arena.server.matches import WATCH_BUFFER, MatchError, MatchHost, Update, summary_to_pb, watch_message
 from arena.server.sessions import Hangup, Session, SessionRegistry
 from arena.store import NameTaken, NotFound, Store, StoreError
+from arena.store.ratings import RatingStore
 from arena.store.store import BotRecord
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
@@ -128,10 +132,19 @@ class BotServicer(bot_grpc.BotServiceServicer):
 class ArenaServicer(api_grpc.ArenaServiceServicer):
     """ArenaService: accounts, bots and matches, for people and tools."""
 
-    def __init__(self, store: Store, sessions: SessionRegistry, host: MatchHost) -> None:
+    def __init__(
+        self,
+        store: Store,
+        sessions: SessionRegistry,
+        host: MatchHost,
+        ratings: RatingStore | None = None,
+        ladder: Ladder | None = None,
+    ) -> None:
         self.store = store
         self.sessions = sessions
         self.host = host
+        self.ratings = ratings or RatingStore(store.redis)
+        self.ladder = ladder
 
     async def CreateOwner(
         self, request: api_pb.CreateOwnerRequest, context: grpc.aio.ServicerContext
@@ -239,6 +252,53 @@ class ArenaServicer(api_grpc.ArenaServiceServicer):
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
         return api_pb.CreateMatchResponse(match_id=live.record.match_id, seed_commitment=live.seed_commitment)
 
+    async def GetLeaderboard(
+        self, request: api_pb.GetLeaderboardRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.GetLeaderboardResponse:
+        await _known_game(context, request.game)
+        rows = await self.ratings.leaderboard(request.game, min(request.limit or 100, MAX_LIST))
+        return api_pb.GetLeaderboardResponse(game=request.game, rows=[ladder_pb.leaderboard_row(row) for row in rows])
+
+    async def GetRatingHistory(
+        self, request: api_pb.GetRatingHistoryRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.GetRatingHistoryResponse:
+        await _known_game(context, request.game)
+        points = await self.ratings.history(request.game, request.bot, request.limit or 1000)
+        if not points and await self.store.get_bot(request.bot) is None and not request.bot.startswith("builtin:"):
+            await abort(context, grpc.StatusCode.NOT_FOUND, f"no bot named {request.bot!r}")
+        return api_pb.GetRatingHistoryResponse(
+            bot=request.bot, game=request.game, points=[ladder_pb.rating_point(point) for point in points]
+        )
+
+    async def GetQueue(
+        self, request: api_pb.GetQueueRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.GetQueueResponse:
+        if request.game:
+            await _known_game(context, request.game)
+        if self.ladder is None:
+            return api_pb.GetQueueResponse()
+        if request.game and request.game not in self.ladder.config.sizes:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"{request.game} has no ladder on this arena")
+        queues = await self.ladder.queues(request.game)
+        return ladder_pb.queues_response(queues, self.ladder.config.sizes, time.time())
+
+    async def RecomputeRatings(
+        self, request: api_pb.RecomputeRatingsRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.RecomputeRatingsResponse:
+        await require(self.store, context, "admin")
+        await _known_game(context, request.game)
+        model = None
+        if request.parameters:
+            current = await self.ratings.model(request.game)
+            try:
+                model = RatingModel.from_dict({**current.to_dict(), **dict(request.parameters)})
+            except RatingError as error:
+                await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        book = await self.ratings.recompute(request.game, model)
+        return api_pb.RecomputeRatingsResponse(
+            game=request.game, results=len(book.applied), bots=len(book.ratings), parameters=book.model.to_dict()
+        )
+
     def _bot_info(self, bot: BotRecord) -> api_pb.BotInfo:
         return api_pb.BotInfo(
             name=bot.name,
@@ -256,6 +316,15 @@ def _final_view(replay: dict[str, Any]) -> Any:
     """The public view at the end of a stored match, re-played from its record."""
     game = convert.game_from_spec(convert.spec_from_params(replay["game"], replay["params"]))
     return convert.observation_to_pb(game, game.replay(replay).public_observation())
+
+
+async def _known_game(context: grpc.aio.ServicerContext, game: str) -> None:
+    if game not in game_names():
+        await abort(
+            context,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"unknown game {game!r}; the arena plays {', '.join(game_names())}",
+        )
 
 
 @contextlib.asynccontextmanager

@@ -12,6 +12,7 @@ import asyncio
 import collections
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -235,19 +236,28 @@ class SessionRegistry:
 
     limits: Limits = field(default_factory=Limits)
     by_id: dict[str, Session] = field(default_factory=dict)
+    on_change: Callable[[Session], None] | None = None
+    """Told when a session opens, resumes or ends (the ladder restates its queue entries)."""
 
     def open(self, bot: str, hello: bot_pb.Hello) -> tuple[Session, bool]:
         """The session a Hello asks for: the one it resumes (if it is this bot's and still alive), else a new one."""
         resumed = self.by_id.get(hello.resume_session_id) if hello.resume_session_id else None
         if resumed is not None and resumed.bot == bot and not resumed.gone:
+            self._changed(resumed)
             return resumed, True
         session = Session(bot, hello, self.limits)
         self.by_id[session.id] = session
+        self._changed(session)
         return session, False
 
     def expire(self, session: Session) -> None:
         session.close()
         self.by_id.pop(session.id, None)
+        self._changed(session)
+
+    def _changed(self, session: Session) -> None:
+        if self.on_change is not None:
+            self.on_change(session)
 
     def of_bot(self, bot: str) -> list[Session]:
         return [session for session in self.by_id.values() if session.bot == bot and not session.gone]

@@ -154,3 +154,143 @@ class CreateMatchResponse(_message.Message):
     match_id: str
     seed_commitment: str
     def __init__(self, match_id: _Optional[str] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
+
+class GetLeaderboardRequest(_message.Message):
+    __slots__ = ("game", "limit")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    limit: int
+    def __init__(self, game: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class LeaderboardRow(_message.Message):
+    __slots__ = ("rank", "bot", "mu", "sigma", "conservative", "games", "last_played_ms")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    CONSERVATIVE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    LAST_PLAYED_MS_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    last_played_ms: int
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., last_played_ms: _Optional[int] = ...) -> None: ...
+
+class GetLeaderboardResponse(_message.Message):
+    __slots__ = ("game", "rows")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    rows: _containers.RepeatedCompositeFieldContainer[LeaderboardRow]
+    def __init__(self, game: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ...) -> None: ...
+
+class GetRatingHistoryRequest(_message.Message):
+    __slots__ = ("bot", "game", "limit")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    game: str
+    limit: int
+    def __init__(self, bot: _Optional[str] = ..., game: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RatingPoint(_message.Message):
+    __slots__ = ("match_id", "mu", "sigma", "conservative", "games", "at_ms")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    CONSERVATIVE_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    AT_MS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    at_ms: int
+    def __init__(self, match_id: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., at_ms: _Optional[int] = ...) -> None: ...
+
+class GetRatingHistoryResponse(_message.Message):
+    __slots__ = ("bot", "game", "points")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    game: str
+    points: _containers.RepeatedCompositeFieldContainer[RatingPoint]
+    def __init__(self, bot: _Optional[str] = ..., game: _Optional[str] = ..., points: _Optional[_Iterable[_Union[RatingPoint, _Mapping]]] = ...) -> None: ...
+
+class GetQueueRequest(_message.Message):
+    __slots__ = ("game",)
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    def __init__(self, game: _Optional[str] = ...) -> None: ...
+
+class QueueEntry(_message.Message):
+    __slots__ = ("game", "bot", "ticket", "waited_seconds", "since_ms")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    WAITED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SINCE_MS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    bot: str
+    ticket: str
+    waited_seconds: float
+    since_ms: int
+    def __init__(self, game: _Optional[str] = ..., bot: _Optional[str] = ..., ticket: _Optional[str] = ..., waited_seconds: _Optional[float] = ..., since_ms: _Optional[int] = ...) -> None: ...
+
+class LadderQueue(_message.Message):
+    __slots__ = ("game", "table_size", "entries")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    table_size: int
+    entries: _containers.RepeatedCompositeFieldContainer[QueueEntry]
+    def __init__(self, game: _Optional[str] = ..., table_size: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[QueueEntry, _Mapping]]] = ...) -> None: ...
+
+class GetQueueResponse(_message.Message):
+    __slots__ = ("queues",)
+    QUEUES_FIELD_NUMBER: _ClassVar[int]
+    queues: _containers.RepeatedCompositeFieldContainer[LadderQueue]
+    def __init__(self, queues: _Optional[_Iterable[_Union[LadderQueue, _Mapping]]] = ...) -> None: ...
+
+class RecomputeRatingsRequest(_message.Message):
+    __slots__ = ("game", "parameters")
+    class ParametersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    parameters: _containers.ScalarMap[str, float]
+    def __init__(self, game: _Optional[str] = ..., parameters: _Optional[_Mapping[str, float]] = ...) -> None: ...
+
+class RecomputeRatingsResponse(_message.Message):
+    __slots__ = ("game", "results", "bots", "parameters")
+    class ParametersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    results: int
+    bots: int
+    parameters: _containers.ScalarMap[str, float]
+    def __init__(self, game: _Optional[str] = ..., results: _Optional[int] = ..., bots: _Optional[int] = ..., parameters: _Optional[_Mapping[str, float]] = ...) -> None: ...

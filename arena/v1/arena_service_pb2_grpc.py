@@ -75,6 +75,26 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.CreateMatchRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__service__pb2.CreateMatchResponse.FromString,
                 _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/arena.v1.ArenaService/GetLeaderboard',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.GetLeaderboardResponse.FromString,
+                _registered_method=True)
+        self.GetRatingHistory = channel.unary_unary(
+                '/arena.v1.ArenaService/GetRatingHistory',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.GetRatingHistoryRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.GetRatingHistoryResponse.FromString,
+                _registered_method=True)
+        self.GetQueue = channel.unary_unary(
+                '/arena.v1.ArenaService/GetQueue',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.GetQueueRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.GetQueueResponse.FromString,
+                _registered_method=True)
+        self.RecomputeRatings = channel.unary_unary(
+                '/arena.v1.ArenaService/RecomputeRatings',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -137,6 +157,34 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLeaderboard(self, request, context):
+        """A game's leaderboard: bots by TrueSkill mu - 3 sigma, best first (public).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRatingHistory(self, request, context):
+        """A bot's rating after each of its rated matches in a game (public).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetQueue(self, request, context):
+        """Who waits in the ladder queues, and for how long (public).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecomputeRatings(self, request, context):
+        """Rebuild a game's ratings from its stored results, optionally with new TrueSkill parameters (admin token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -179,6 +227,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.CreateMatch,
                     request_deserializer=arena_dot_v1_dot_arena__service__pb2.CreateMatchRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__service__pb2.CreateMatchResponse.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'GetRatingHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRatingHistory,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.GetRatingHistoryRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.GetRatingHistoryResponse.SerializeToString,
+            ),
+            'GetQueue': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetQueue,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.GetQueueRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.GetQueueResponse.SerializeToString,
+            ),
+            'RecomputeRatings': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecomputeRatings,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -398,6 +466,114 @@ class ArenaService:
             '/arena.v1.ArenaService/CreateMatch',
             arena_dot_v1_dot_arena__service__pb2.CreateMatchRequest.SerializeToString,
             arena_dot_v1_dot_arena__service__pb2.CreateMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetLeaderboard',
+            arena_dot_v1_dot_arena__service__pb2.GetLeaderboardRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRatingHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetRatingHistory',
+            arena_dot_v1_dot_arena__service__pb2.GetRatingHistoryRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.GetRatingHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetQueue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetQueue',
+            arena_dot_v1_dot_arena__service__pb2.GetQueueRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.GetQueueResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecomputeRatings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/RecomputeRatings',
+            arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,273 @@
+"""The ladder on a node: queue entries of its bot sessions, and one matchmaker task per game.
+
+Every node runs the same loop. Each pass it states its ladder sessions' free match slots in the
+game queues (changed sessions at once, all of them every `full_sync` seconds), refreshes its
+heartbeat, and, per game, acts as matchmaker only while it holds that game's lock in Redis: it
+reads the queue with the current ratings and seat counts, forms tables with
+`arena.matchmaking.Matchmaker`, starts a match for each (`start_table`, the one place that does),
+then removes the seated entries and counts the seats. Entries of nodes whose heartbeat expired
+are dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from arena.matchmaking import Matchmaker, QualitySchedule, Table, WaitingEntry
+from arena.ratings import ResultRecord
+from arena.server.matches import MatchError, MatchHost
+from arena.server.sessions import Session, SessionRegistry
+from arena.server.work import submit_match
+from arena.store import MatchRecord
+from arena.store.ladder import LadderStore, Ticket
+from arena.store.ratings import RatingStore
+from arena.v1 import messages_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SIZES: Mapping[str, int] = {"friday13": 4, "amigo13": 4, "board13": 2}
+"""Seats of a ladder table per game; `arena serve --ladder-size GAME=N` changes them."""
+SIZE_LIMITS: Mapping[str, tuple[int, int]] = {"friday13": (3, 6), "amigo13": (3, 6), "board13": (2, 2)}
+
+
+class LadderError(ValueError):
+    """A ladder setting that cannot work; the message says why."""
+
+
+def parse_sizes(settings: Sequence[str]) -> dict[str, int]:
+    """Table sizes from "GAME=N" settings over the defaults; raises LadderError naming the bad one."""
+    sizes = dict(DEFAULT_SIZES)
+    for setting in settings:
+        game, sep, number = setting.partition("=")
+        if not sep or game not in SIZE_LIMITS:
+            raise LadderError(f"--ladder-size {setting!r}: write GAME=N with GAME one of {', '.join(SIZE_LIMITS)}")
+        low, high = SIZE_LIMITS[game]
+        if not number.isdigit() or not low <= int(number) <= high:
+            raise LadderError(f"--ladder-size {setting!r}: {game} ladder tables have {low} to {high} seats")
+        sizes[game] = int(number)
+    return sizes
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    sizes: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
+    interval: float = 0.25
+    """Seconds between two passes."""
+    lock_ms: int = 3000
+    """Lifetime of the matchmaker lock; a pass renews it, so it lapses only when its node stops."""
+    heartbeat_ms: int = 10000
+    """How long a node's queue entries count without a pass of that node."""
+    full_sync: float = 1.0
+    """Seconds between two restatements of every session's slots (matches also end elsewhere)."""
+    schedule: QualitySchedule = field(default_factory=QualitySchedule)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A queue entry as GetQueue shows it."""
+
+    game: str
+    bot: str
+    ticket: str
+    since: float
+
+    def waited(self, now: float) -> float:
+        return max(0.0, now - self.since)
+
+
+class Ladder:
+    """The node's part of the ladder; `run` is its background task."""
+
+    def __init__(
+        self,
+        ladder: LadderStore,
+        ratings: RatingStore,
+        sessions: SessionRegistry,
+        host: MatchHost,
+        config: LadderConfig | None = None,
+        node: str = "",
+    ) -> None:
+        self.store = ladder
+        self.ratings = ratings
+        self.sessions = sessions
+        self.host = host
+        self.config = config or LadderConfig()
+        self.node = node or "n-" + secrets.token_hex(6)
+        self.changed: set[Session] = set()
+        self.known: dict[str, Session] = {}
+        """Sessions of this node whose tickets may be in a queue, by id."""
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._last_full = 0.0
+        self._rng = random.Random()
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def session_changed(self, session: Session) -> None:
+        """A session opened, ended, or started or ended a match: restate its slots on the next pass."""
+        if session.join_ladder or session.id in self.known:
+            self.changed.add(session)
+            self._wake.set()
+
+    async def match_ended(self, record: MatchRecord, result: ResultRecord) -> None:
+        for name in set(record.seats):
+            for session in self.sessions.of_bot(name):
+                self.session_changed(session)
+
+    def games_of(self, session: Session) -> list[str]:
+        return [game for game in self.config.sizes if session.plays(game)]
+
+    async def sync(self, sessions: Sequence[Session], stopping: bool = False) -> None:
+        """State the free slots of these sessions in every queue they wait in (none once they
+        ended, lost their stream, or this node stops)."""
+        if not sessions:
+            return
+        now = time.time()
+        pipe = self.store.redis.pipeline(transaction=False)
+        for session in sessions:
+            free = session.max_matches - len(session.matches)
+            if stopping or session.gone or not session.attached or not session.join_ladder:
+                free = 0
+            for game in self.games_of(session):
+                self.store.sync_session(game, session.bot, session.id, self.node, free, session.max_matches, now, pipe)
+            if session.gone or stopping:
+                self.known.pop(session.id, None)
+            else:
+                self.known[session.id] = session
+        await pipe.execute()
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Pass after pass until `stop`; a failing pass is logged and the next one comes."""
+        try:
+            while not self._stopping:
+                try:
+                    await self.one_pass()
+                except Exception:
+                    log.exception("ladder pass failed")
+                self._wake.clear()
+                if not self._stopping:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.config.interval):
+                            await self._wake.wait()
+        finally:
+            await self.leave()
+
+    async def stop(self, task: asyncio.Task[None]) -> None:
+        """End `run` (its task) after the pass under way: the sessions leave the queues, the locks go.
+
+        A flag rather than only a cancellation, because a cancellation can be lost inside a
+        Redis call and the server's stop would then wait forever.
+        """
+        self._stopping = True
+        self._wake.set()
+        done, _ = await asyncio.wait({task}, timeout=5)
+        if not done:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def one_pass(self) -> None:
+        now = time.monotonic()
+        if now - self._last_full >= self.config.full_sync:
+            self._last_full = now
+            for session in list(self.sessions.by_id.values()):
+                self.session_changed(session)
+            self.changed.update(self.known.values())
+        changed, self.changed = list(self.changed), set()
+        await self.sync(changed)
+        pipe = self.store.redis.pipeline(transaction=False)
+        self.store.heartbeat(self.node, self.config.heartbeat_ms, pipe)
+        await pipe.execute()
+        for game, size in self.config.sizes.items():
+            if await self.store.hold_lock(game, self.node, self.config.lock_ms):
+                await self.match_game(game, size)
+
+    async def leave(self) -> None:
+        """This node stops: its sessions leave the queues, its locks are released."""
+        with contextlib.suppress(Exception):
+            await self.sync(list(self.known.values()), stopping=True)
+            for game in self.config.sizes:
+                await self.store.release_lock(game, self.node)
+
+    # -- matchmaking ---------------------------------------------------------------------------
+
+    async def match_game(self, game: str, size: int) -> list[str]:
+        """One matchmaker pass over the game's queue (the caller holds its lock); the matches started."""
+        tickets = await self.store.tickets(game)
+        if len(tickets) < size:
+            return []
+        alive = await self.store.living(ticket.node for ticket in tickets)
+        dead = [ticket.ticket for ticket in tickets if ticket.node not in alive]
+        if dead:
+            await self.store.drop(game, dead)
+            tickets = [ticket for ticket in tickets if ticket.node in alive]
+        bots = {ticket.bot for ticket in tickets}
+        ratings = await self.ratings.ratings(game, bots)
+        model = await self.ratings.model(game)
+        seats = await self.store.seat_counts(game, size, bots)
+        initial = model.initial()
+        entries = [
+            WaitingEntry(ticket.ticket, ticket.bot, ratings[ticket.bot].rating if ticket.bot in ratings else initial,
+                         ticket.since, seats.get(ticket.bot, ()))
+            for ticket in tickets
+        ]  # fmt: skip
+        matching = Matchmaker(size, model, self.config.schedule).form_tables(
+            entries, time.time(), seed=self._rng.getrandbits(32)
+        )
+        by_ticket = {ticket.ticket: ticket for ticket in tickets}
+        started = []
+        for table in matching.tables:
+            match_id = await self.start_table(game, table, [by_ticket[name] for name in table.tickets])
+            if match_id:
+                started.append(match_id)
+        return started
+
+    async def start_table(self, game: str, table: Table, tickets: Sequence[Ticket]) -> str:
+        """Start the ladder match of a table: the one place that does; "" when it cannot start now.
+
+        A table whose sessions all live on this node starts here at once; any other goes to the
+        work stream as a rated match order, for a node where its bots are connected.
+        """
+        if not await self.store.take(game, table.tickets):
+            return ""
+        bots = list(table.bots)
+        try:
+            if all(ticket.node == self.node for ticket in tickets):
+                live = await self.host.create(pb.GameSpec(game=game, players=len(bots)), bots)
+                match_id = live.record.match_id
+            else:
+                match_id = (await submit_match(self.host.store, game, bots, rated=True)).match_id
+        except MatchError as error:
+            log.info("ladder table %s of %s not started: %s", ", ".join(bots), game, error)
+            await self.store.put_back(game, tickets)
+            for name in bots:
+                for session in self.sessions.of_bot(name):
+                    self.session_changed(session)
+            return ""
+        pipe = self.store.redis.pipeline(transaction=False)
+        self.store.count_seats(game, bots, pipe)
+        await pipe.execute()
+        for name in bots:
+            for session in self.sessions.of_bot(name):
+                self.session_changed(session)
+        return match_id
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def queues(self, game: str = "") -> dict[str, list[Waiting]]:
+        """Who waits in which queue (one entry per free slot), longest-waiting first."""
+        games = [game] if game else list(self.config.sizes)
+        found: dict[str, list[Waiting]] = {}
+        for name in games:
+            tickets: list[Ticket] = await self.store.tickets(name)
+            alive = await self.store.living(ticket.node for ticket in tickets)
+            found[name] = [Waiting(name, t.bot, t.ticket, t.since) for t in tickets if t.node in alive]
+        return found

@@ -1,0 +1,155 @@
+"""The ladder through a real server and Redis: queues, tables, rated matches, the matchmaker lock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from arena.server.ladder import DEFAULT_SIZES, LadderConfig, LadderError, parse_sizes
+from arena.server.work import WorkConfig
+from arena.store.ladder import LadderStore
+from arena.v1 import arena_service_pb2 as api_pb
+from tests.server.conftest import Arena, RandomBot, start_arena
+
+pytestmark = pytest.mark.asyncio
+
+FAST = LadderConfig(sizes={"friday13": 3}, interval=0.05)
+
+
+@pytest_asyncio.fixture
+async def ladder_arena(redis_url: str) -> AsyncIterator[Arena]:
+    async with start_arena(redis_url, ladder=FAST) as started:
+        yield started
+
+
+async def until(condition: object, timeout: float = 20) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await condition():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def ladder_matches(arena: Arena) -> list[object]:
+    listed = await arena.api.ListMatches(api_pb.ListMatchesRequest(game="friday13", limit=500))
+    return list(listed.matches)
+
+
+async def test_three_ladder_bots_are_matched_and_play_rated_matches(ladder_arena: Arena) -> None:
+    arena = ladder_arena
+    tokens = await arena.bots("ann", "bea", "cy")
+    for name in tokens:
+        await arena.connect(RandomBot, tokens[name], max_matches=2, ladder=True, games=("friday13",))
+
+    async def two_rated() -> bool:
+        board = await arena.api.GetLeaderboard(api_pb.GetLeaderboardRequest(game="friday13"))
+        return len(board.rows) == 3 and all(row.games >= 2 for row in board.rows)
+
+    await until(two_rated)
+    matches = await ladder_matches(arena)
+    assert len(matches) >= 2
+    for match in matches:
+        assert sorted(match.seats) == ["ann", "bea", "cy"]  # type: ignore[attr-defined]
+    board = await arena.api.GetLeaderboard(api_pb.GetLeaderboardRequest(game="friday13"))
+    assert [row.rank for row in board.rows] == [1, 2, 3]
+    assert all(row.conservative == pytest.approx(row.mu - 3 * row.sigma) for row in board.rows)
+    history = await arena.api.GetRatingHistory(api_pb.GetRatingHistoryRequest(bot="ann", game="friday13"))
+    assert len(history.points) >= 2 and history.points[0].games == 1
+
+
+async def test_a_bot_is_never_seated_twice_at_a_table(ladder_arena: Arena) -> None:
+    arena = ladder_arena
+    tokens = await arena.bots("many", "other")
+    await arena.connect(RandomBot, tokens["many"], max_matches=4, ladder=True, games=("friday13",))
+    await arena.connect(RandomBot, tokens["other"], max_matches=4, ladder=True, games=("friday13",))
+
+    async def queued() -> bool:
+        queue = await arena.api.GetQueue(api_pb.GetQueueRequest(game="friday13"))
+        return len(queue.queues[0].entries) == 8
+
+    await until(queued)
+    await asyncio.sleep(0.5)
+    assert await ladder_matches(arena) == []
+
+
+async def test_the_queue_shows_who_waits_and_a_bot_leaves_it_when_its_session_ends(ladder_arena: Arena) -> None:
+    arena = ladder_arena
+    tokens = await arena.bots("lonely")
+    client = await arena.connect(RandomBot, tokens["lonely"], max_matches=2, ladder=True, games=("friday13",))
+
+    async def entries() -> list[api_pb.QueueEntry]:
+        queue = await arena.api.GetQueue(api_pb.GetQueueRequest())
+        return [entry for q in queue.queues for entry in q.entries]
+
+    async def waiting() -> bool:
+        return len(await entries()) == 2
+
+    await until(waiting)
+    await asyncio.sleep(0.3)
+    found = await entries()
+    assert {entry.bot for entry in found} == {"lonely"} and all(entry.waited_seconds > 0.2 for entry in found)
+    queue = await arena.api.GetQueue(api_pb.GetQueueRequest())
+    assert [(q.game, q.table_size) for q in queue.queues] == [("friday13", 3)]
+    client.stop()
+
+    async def gone() -> bool:
+        return not await entries()
+
+    await until(gone, timeout=10)
+
+
+async def test_one_matchmaker_per_game_holds_the_lock_until_it_lapses_or_is_released(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    try:
+        store = LadderStore(redis)
+        first, second = await asyncio.gather(
+            store.hold_lock("friday13", "node-a", 300), store.hold_lock("friday13", "node-b", 300)
+        )
+        assert first != second
+        holder, other = ("node-a", "node-b") if first else ("node-b", "node-a")
+        assert await store.hold_lock("friday13", holder, 300)
+        assert not await store.hold_lock("friday13", other, 300)
+        assert not await store.release_lock("friday13", other)
+        assert await store.lock_holder("friday13") == holder
+        assert await store.hold_lock("amigo13", other, 300)
+        await asyncio.sleep(0.4)
+        assert await store.hold_lock("friday13", other, 300)
+        assert not await store.hold_lock("friday13", holder, 300)
+        assert await store.release_lock("friday13", other)
+        assert await store.hold_lock("friday13", holder, 300)
+    finally:
+        await redis.aclose()
+
+
+async def test_a_matchmaker_on_another_node_sends_the_table_through_the_work_stream(redis_url: str) -> None:
+    quick = WorkConfig(seat_wait=0.3)
+    async with (
+        start_arena(redis_url, ladder=FAST, work=quick) as node_a,
+        start_arena(redis_url, ladder=FAST, work=quick) as node_b,
+    ):
+        assert node_a.server.ladder is not None and node_b.server.ladder is not None
+        matchmaker = node_b.server.ladder
+        await node_a.server.ladder.store.release_lock("friday13", node_a.server.ladder.node)
+        assert await matchmaker.store.hold_lock("friday13", matchmaker.node, 60_000)
+        tokens = await node_a.bots("x1", "x2", "x3")
+        for name in tokens:
+            await node_a.connect(RandomBot, tokens[name], max_matches=1, ladder=True, games=("friday13",))
+
+        async def rated() -> bool:
+            board = await node_a.api.GetLeaderboard(api_pb.GetLeaderboardRequest(game="friday13"))
+            return len(board.rows) == 3
+
+        await until(rated, timeout=30)
+        assert await matchmaker.store.lock_holder("friday13") == matchmaker.node
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
+def test_ladder_sizes_are_configurable_per_game_within_the_game_limits() -> None:
+    assert parse_sizes([]) == dict(DEFAULT_SIZES)
+    assert parse_sizes(["friday13=6", "amigo13=3"])["friday13"] == 6
+    for bad in ("friday13=7", "board13=3", "chess=2", "friday13", "amigo13=x"):
+        with pytest.raises(LadderError):
+            parse_sizes([bad])
