@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.bots import BOTS, UnknownBot
+from arena.client import register as register_client_commands
 from arena.games import GameError, make_game
 from arena.match.local import play_series, schedule
 from arena.match.runner import MatchResult
@@ -172,6 +173,13 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
     show_default=True,
     help="How long a bot that lost its stream may take to resume before it forfeits.",
 )
+@click.option(
+    "--ladder-size",
+    "ladder_sizes",
+    multiple=True,
+    metavar="GAME=N",
+    help="Seats of a ladder table, e.g. friday13=5 (repeatable; default 4 for the card games, 2 for board13).",
+)
 def serve(
     host: str,
     port: int,
@@ -182,6 +190,7 @@ def serve(
     per_move_ms: int,
     bank_ms: int,
     grace_ms: int,
+    ladder_sizes: tuple[str, ...],
 ) -> None:
     """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
 
@@ -192,7 +201,7 @@ def serve(
 
     try:
         run_server(host, port, data_dir, redis_url, tls_cert, tls_key, Clock(per_move_ms / 1000, bank_ms / 1000),
-                   grace_ms / 1000)  # fmt: skip
+                   grace_ms / 1000, ladder_sizes)  # fmt: skip
     except CommandError as error:
         raise click.ClickException(str(error)) from None
 
@@ -290,6 +299,9 @@ def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None
         skill = f"{row['mu']:.1f} ± {row['sigma']:.1f}" if row.get("mu") is not None else "-"
         view.add_row(str(place), row["bot"], str(row["games"]), score, str(row["wins"]), rank, skill)
     console.print(view)
+
+
+register_client_commands(app, match)
 
 
 def main() -> None:

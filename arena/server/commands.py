@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
 
 from arena.match import Clock
 from arena.server.app import ServerConfig, config_from_env, serve
+from arena.server.ladder import LadderConfig, LadderError, parse_sizes
 from arena.server.sessions import Limits
 from arena.store import RedisUnavailable
 from arena.v1 import arena_service_pb2 as api_pb
@@ -30,13 +32,18 @@ def run_server(
     tls_key: Path | None,
     clock: Clock,
     grace: float,
+    ladder_sizes: Sequence[str] = (),
 ) -> None:
     if (tls_cert is None) != (tls_key is None):
         raise CommandError("give both --tls-cert and --tls-key, or neither")
+    try:
+        ladder = LadderConfig(sizes=parse_sizes(ladder_sizes))
+    except LadderError as error:
+        raise CommandError(str(error)) from None
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise CommandError(f"--redis-url {redis_url!r} must start with redis://, rediss:// or unix://")
     config = config_from_env(
-        ServerConfig(host, port, data_dir, redis_url, tls_cert, tls_key, clock, Limits(grace=grace))
+        ServerConfig(host, port, data_dir, redis_url, tls_cert, tls_key, clock, Limits(grace=grace), ladder=ladder)
     )
     try:
         with contextlib.suppress(KeyboardInterrupt):
