@@ -253,6 +253,185 @@ def match_create(
     print(response.match_id)
 
 
+@app.group()
+def tournament() -> None:
+    """Tournaments on a running arena server; any node of the arena runs their matches."""
+
+
+SERVER_OPTION = click.option(
+    "--server", default="127.0.0.1:50051", show_default=True, envvar="ARENA_SERVER", help="HOST:PORT of the arena."
+)
+
+
+@tournament.command("create")
+@click.argument("name")
+@click.option("--game", "game_name", required=True, help="friday13, amigo13 or board13.")
+@click.option("--format", "format_name", type=click.Choice(["round-robin", "gauntlet", "swiss"]), default="round-robin",
+              show_default=True, help="How entrants are seated.")  # fmt: skip
+@click.option("--entrants", required=True, help="Comma-separated bot names, or builtin:random|heuristic|mc.")
+@click.option("--table-size", "--players", "table_size", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Players per match.")  # fmt: skip
+@click.option(
+    "--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Repetitions, or Swiss rounds."
+)
+@click.option("--duplicate", is_flag=True, help="Play every deal in every seat rotation.")
+@click.option("--rated", is_flag=True, help="Results also change the ladder ratings.")
+@click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
+@click.option("--hero", default="", help="The gauntlet's hero (one of the entrants).")
+@click.option("--edition", default="", help="friday13 edition: en (the default) or de.")
+@SERVER_OPTION
+@click.option("--token", envvar=["ARENA_TOKEN", "ARENA_ADMIN_TOKEN"], required=True,
+              help="An admin or owner token (env ARENA_TOKEN or ARENA_ADMIN_TOKEN).")  # fmt: skip
+def tournament_create(
+    name: str, game_name: str, format_name: str, entrants: str, table_size: int, rounds: int, duplicate: bool,
+    rated: bool, seed: str, hero: str, edition: str, server: str, token: str,
+) -> None:  # fmt: skip
+    """Create tournament NAME and queue its matches; prints how many."""
+    from arena.server.tournament_rpcs import FORMATS_PB
+    from arena.v1 import arena_service_pb2 as api_pb
+    from arena.v1 import messages_pb2 as pb
+
+    spec = api_pb.TournamentSpec(
+        name=name, game=pb.GameSpec(game=game_name, edition=edition), format=FORMATS_PB[format_name],
+        entrants=[entrant.strip() for entrant in entrants.split(",") if entrant.strip()], table_size=table_size,
+        rounds=rounds, duplicate=duplicate, rated=rated, seed=seed, hero=hero,
+    )  # fmt: skip
+    response = api_call(server, "CreateTournament", api_pb.CreateTournamentRequest(spec=spec), token)
+    print(f"tournament {name}: {response.tournament.total} matches queued")
+
+
+@tournament.command("run")
+@click.argument("name")
+@SERVER_OPTION
+def tournament_run(name: str, server: str) -> None:
+    """Follow tournament NAME with a progress bar until it ends, then print its standings."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
+    async def follow() -> Any:
+        import grpc
+
+        from arena.v1 import arena_service_pb2_grpc as api_grpc
+
+        async with grpc.aio.insecure_channel(server) as channel:
+            stub = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+            last: Any = None
+            with Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                console=console, transient=True, disable=not sys.stdout.isatty(),
+            ) as progress:  # fmt: skip
+                task = progress.add_task(name, total=None)
+                async for update in stub.WatchTournament(api_pb.WatchTournamentRequest(name=name)):
+                    last = update.tournament
+                    progress.update(task, total=last.total, completed=last.done)
+            return last
+
+    info = run_rpc(server, follow())
+    print_tournament(info_dict(info), info.score_name)
+
+
+@tournament.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the tournament as JSON.")
+@SERVER_OPTION
+def tournament_show(name: str, as_json: bool, server: str) -> None:
+    """The standings of tournament NAME so far."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
+    info = api_call(server, "GetTournament", api_pb.GetTournamentRequest(name=name)).tournament
+    if as_json:
+        print(json.dumps(info_dict(info), indent=2))
+    else:
+        print_tournament(info_dict(info), info.score_name)
+
+
+@tournament.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@SERVER_OPTION
+def tournament_list(as_json: bool, server: str) -> None:
+    """Tournaments, newest first."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
+    listed = api_call(server, "ListTournaments", api_pb.ListTournamentsRequest()).tournaments
+    rows = [info_dict(info) for info in listed]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    view = Table(title="tournaments")
+    for column in ("name", "game", "format", "entrants", "done", "state"):
+        view.add_column(column)
+    for row in rows:
+        state = "finished" if row["finished"] else "running"
+        view.add_row(row["tournament"], row["game"], row["format"], str(len(row["entrants"])),
+                     f"{row['done']}/{row['total']}", state)  # fmt: skip
+    console.print(view)
+
+
+def info_dict(info: Any) -> dict[str, Any]:
+    """A TournamentInfo message as the JSON that `show --json` prints (NaN as null)."""
+    from arena.server.tournament_rpcs import FORMATS_PB
+
+    formats = {number: name for name, number in FORMATS_PB.items()}
+
+    def number(value: float) -> float | None:
+        return None if value != value else round(value, 4)
+
+    spec = info.spec
+    return {
+        "tournament": spec.name,
+        "game": spec.game.game,
+        "format": formats.get(spec.format, ""),
+        "entrants": list(spec.entrants),
+        "table_size": spec.table_size,
+        "rounds": spec.rounds,
+        "duplicate": spec.duplicate,
+        "rated": spec.rated,
+        "seed": spec.seed,
+        "done": info.done,
+        "total": info.total,
+        "finished": bool(info.finished_ms),
+        "standings": [
+            {
+                "bot": row.bot,
+                "games": row.games,
+                "mean_score": number(row.mean_score),
+                "ci95": number(row.ci95),
+                "wins": row.wins,
+                "mean_rank": number(row.mean_rank),
+                "mu": number(row.mu),
+                "sigma": number(row.sigma),
+            }
+            for row in info.standings
+        ],
+    }
+
+
+def api_call(server: str, method: str, request: Any, token: str = "") -> Any:
+    """One ArenaService call; a one-line ClickException when it fails."""
+
+    async def call() -> Any:
+        import grpc
+
+        from arena.v1 import arena_service_pb2_grpc as api_grpc
+
+        async with grpc.aio.insecure_channel(server) as channel:
+            stub = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+            metadata = (("authorization", f"Bearer {token}"),) if token else ()
+            return await getattr(stub, method)(request, metadata=metadata, timeout=30)
+
+    return run_rpc(server, call())
+
+
+def run_rpc(server: str, call: Any) -> Any:
+    import grpc
+
+    try:
+        return asyncio.run(call)
+    except grpc.aio.AioRpcError as error:
+        if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise click.ClickException(f"cannot reach the server at {server}") from None
+        raise click.ClickException(str(error.details())) from None
+
+
 @app.command()
 @click.option(
     "--data-dir",

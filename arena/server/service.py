@@ -21,6 +21,7 @@ from arena.server.auth import abort, authenticate, require, with_article
 from arena.server.ladder import Ladder
 from arena.server.matches import WATCH_BUFFER, MatchError, MatchHost, Update, summary_to_pb, watch_message
 from arena.server.sessions import Hangup, Session, SessionRegistry
+from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import NameTaken, NotFound, Store, StoreError
 from arena.store.ratings import RatingStore
 from arena.store.store import BotRecord
@@ -129,7 +130,7 @@ class BotServicer(bot_grpc.BotServiceServicer):
         session.detach(stream, self.sessions.expire)
 
 
-class ArenaServicer(api_grpc.ArenaServiceServicer):
+class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
     """ArenaService: accounts, bots and matches, for people and tools."""
 
     def __init__(

@@ -1,11 +1,23 @@
 from arena.v1 import messages_pb2 as _messages_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class TournamentFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_FORMAT_UNSPECIFIED: _ClassVar[TournamentFormat]
+    TOURNAMENT_FORMAT_ROUND_ROBIN: _ClassVar[TournamentFormat]
+    TOURNAMENT_FORMAT_GAUNTLET: _ClassVar[TournamentFormat]
+    TOURNAMENT_FORMAT_SWISS: _ClassVar[TournamentFormat]
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat
+TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat
+TOURNAMENT_FORMAT_GAUNTLET: TournamentFormat
+TOURNAMENT_FORMAT_SWISS: TournamentFormat
 
 class CreateOwnerRequest(_message.Message):
     __slots__ = ("name",)
@@ -294,3 +306,115 @@ class RecomputeRatingsResponse(_message.Message):
     bots: int
     parameters: _containers.ScalarMap[str, float]
     def __init__(self, game: _Optional[str] = ..., results: _Optional[int] = ..., bots: _Optional[int] = ..., parameters: _Optional[_Mapping[str, float]] = ...) -> None: ...
+
+class TournamentSpec(_message.Message):
+    __slots__ = ("name", "game", "entrants", "format", "table_size", "rounds", "duplicate", "rated", "seed", "hero")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    HERO_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    game: _messages_pb2.GameSpec
+    entrants: _containers.RepeatedScalarFieldContainer[str]
+    format: TournamentFormat
+    table_size: int
+    rounds: int
+    duplicate: bool
+    rated: bool
+    seed: str
+    hero: str
+    def __init__(self, name: _Optional[str] = ..., game: _Optional[_Union[_messages_pb2.GameSpec, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., table_size: _Optional[int] = ..., rounds: _Optional[int] = ..., duplicate: _Optional[bool] = ..., rated: _Optional[bool] = ..., seed: _Optional[str] = ..., hero: _Optional[str] = ...) -> None: ...
+
+class TournamentStanding(_message.Message):
+    __slots__ = ("bot", "games", "mean_score", "ci95", "wins", "mean_rank", "mu", "sigma")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    MEAN_SCORE_FIELD_NUMBER: _ClassVar[int]
+    CI95_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    MEAN_RANK_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    games: int
+    mean_score: float
+    ci95: float
+    wins: int
+    mean_rank: float
+    mu: float
+    sigma: float
+    def __init__(self, bot: _Optional[str] = ..., games: _Optional[int] = ..., mean_score: _Optional[float] = ..., ci95: _Optional[float] = ..., wins: _Optional[int] = ..., mean_rank: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ...) -> None: ...
+
+class TournamentInfo(_message.Message):
+    __slots__ = ("spec", "done", "total", "finished_ms", "created_ms", "created_by", "standings", "score_name")
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_MS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_MS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_NAME_FIELD_NUMBER: _ClassVar[int]
+    spec: TournamentSpec
+    done: int
+    total: int
+    finished_ms: int
+    created_ms: int
+    created_by: str
+    standings: _containers.RepeatedCompositeFieldContainer[TournamentStanding]
+    score_name: str
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., finished_ms: _Optional[int] = ..., created_ms: _Optional[int] = ..., created_by: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[TournamentStanding, _Mapping]]] = ..., score_name: _Optional[str] = ...) -> None: ...
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("spec",)
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    spec: TournamentSpec
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ...) -> None: ...
+
+class CreateTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: TournamentInfo
+    def __init__(self, tournament: _Optional[_Union[TournamentInfo, _Mapping]] = ...) -> None: ...
+
+class GetTournamentRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class GetTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: TournamentInfo
+    def __init__(self, tournament: _Optional[_Union[TournamentInfo, _Mapping]] = ...) -> None: ...
+
+class ListTournamentsRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ListTournamentsResponse(_message.Message):
+    __slots__ = ("tournaments",)
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    tournaments: _containers.RepeatedCompositeFieldContainer[TournamentInfo]
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[TournamentInfo, _Mapping]]] = ...) -> None: ...
+
+class WatchTournamentRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class WatchTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: TournamentInfo
+    def __init__(self, tournament: _Optional[_Union[TournamentInfo, _Mapping]] = ...) -> None: ...

@@ -95,6 +95,26 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsResponse.FromString,
                 _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/arena.v1.ArenaService/CreateTournament',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.CreateTournamentResponse.FromString,
+                _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/arena.v1.ArenaService/GetTournament',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.GetTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/arena.v1.ArenaService/ListTournaments',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
+        self.WatchTournament = channel.unary_stream(
+                '/arena.v1.ArenaService/WatchTournament',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -185,6 +205,36 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateTournament(self, request, context):
+        """Create a tournament and queue its matches on the work stream; any node runs them (admin or
+        owner token). Entrants are registered bots, which must be connected while their matches
+        run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc".
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """A tournament: its spec, progress and standings so far (public).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Tournaments, newest first, without standings (public).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchTournament(self, request, context):
+        """Follow a tournament: its standings now and after every finished match, until it ends (public).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -247,6 +297,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.RecomputeRatings,
                     request_deserializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsResponse.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.CreateTournamentResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.GetTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'WatchTournament': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -574,6 +644,114 @@ class ArenaService:
             '/arena.v1.ArenaService/RecomputeRatings',
             arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsRequest.SerializeToString,
             arena_dot_v1_dot_arena__service__pb2.RecomputeRatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/CreateTournament',
+            arena_dot_v1_dot_arena__service__pb2.CreateTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.CreateTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetTournament',
+            arena_dot_v1_dot_arena__service__pb2.GetTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.GetTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListTournaments',
+            arena_dot_v1_dot_arena__service__pb2.ListTournamentsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/arena.v1.ArenaService/WatchTournament',
+            arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,147 @@
+"""The tournament RPCs of ArenaService and the conversions between specs and their messages."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from arena.server import convert
+from arena.server.auth import abort, require
+from arena.server.tournaments import create_tournament, live_table
+from arena.store import NameTaken, Store, keys
+from arena.store.tournaments import TournamentState, TournamentStore
+from arena.tournaments import TournamentError, TournamentSpec, TournamentTable
+from arena.v1 import arena_service_pb2 as api_pb
+
+FORMATS_PB = {
+    "round-robin": api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+    "gauntlet": api_pb.TOURNAMENT_FORMAT_GAUNTLET,
+    "swiss": api_pb.TOURNAMENT_FORMAT_SWISS,
+}
+WATCH_INTERVAL = 0.25
+"""Seconds between looks at a watched tournament's results."""
+
+
+def spec_from_pb(message: api_pb.TournamentSpec) -> TournamentSpec:
+    """The spec a request asks for; TournamentError says what is wrong with it."""
+    formats = {number: name for name, number in FORMATS_PB.items()}
+    if message.format not in formats:
+        raise TournamentError(f"choose a format: {', '.join(FORMATS_PB)}")
+    params: dict[str, Any] = {}
+    if message.game.edition:
+        params["edition"] = message.game.edition
+    if message.game.scenario:
+        params["scenario"] = message.game.scenario
+    return TournamentSpec(
+        name=message.name,
+        game=message.game.game,
+        entrants=tuple(message.entrants),
+        format=formats[message.format],
+        table_size=message.table_size or 4,
+        rounds=message.rounds or 1,
+        duplicate=message.duplicate,
+        rated=message.rated,
+        seed=message.seed or "1",
+        hero=message.hero,
+        params=params,
+    )
+
+
+def spec_to_pb(spec: TournamentSpec) -> api_pb.TournamentSpec:
+    return api_pb.TournamentSpec(
+        name=spec.name,
+        game=convert.spec_from_params(spec.game, {**spec.params, "players": spec.table_size}),
+        entrants=spec.entrants,
+        format=FORMATS_PB[spec.format],
+        table_size=spec.table_size,
+        rounds=spec.rounds,
+        duplicate=spec.duplicate,
+        rated=spec.rated,
+        seed=spec.seed,
+        hero=spec.hero,
+    )
+
+
+def info_to_pb(state: TournamentState, table: TournamentTable | None = None, done: int = 0) -> api_pb.TournamentInfo:
+    info = api_pb.TournamentInfo(
+        spec=spec_to_pb(state.spec),
+        done=table.done if table is not None else done,
+        total=state.spec.total_matches,
+        finished_ms=state.finished_ms,
+        created_ms=state.created_ms,
+        created_by=state.created_by,
+        score_name=state.spec.build_game().score_name,
+    )
+    for row in table.rows if table is not None else ():
+        rating = row.rating
+        info.standings.add(
+            bot=row.bot, games=row.games, mean_score=row.mean_score, ci95=row.ci95, wins=row.wins,
+            mean_rank=row.mean_rank, mu=rating.mu if rating else math.nan, sigma=rating.sigma if rating else math.nan,
+        )  # fmt: skip
+    return info
+
+
+class TournamentRpcs:
+    """The tournament RPCs of ArenaService (mixed into its servicer, which provides `store`)."""
+
+    store: Store
+
+    async def CreateTournament(
+        self, request: api_pb.CreateTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.CreateTournamentResponse:
+        caller = await require(self.store, context, "admin", "owner")
+        try:
+            spec = spec_from_pb(request.spec)
+            await create_tournament(self.store, spec, caller.name)
+        except TournamentError as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except NameTaken as error:
+            await abort(context, grpc.StatusCode.ALREADY_EXISTS, str(error))
+        state = await TournamentStore(self.store.redis).get(spec.name)
+        assert state is not None
+        return api_pb.CreateTournamentResponse(tournament=info_to_pb(state, await live_table(self.store, state)))
+
+    async def GetTournament(
+        self, request: api_pb.GetTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.GetTournamentResponse:
+        state = await self._state(request.name, context)
+        return api_pb.GetTournamentResponse(tournament=info_to_pb(state, await live_table(self.store, state)))
+
+    async def ListTournaments(
+        self, request: api_pb.ListTournamentsRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.ListTournamentsResponse:
+        tournaments = TournamentStore(self.store.redis)
+        response = api_pb.ListTournamentsResponse()
+        for name in await tournaments.names(min(request.limit or 50, 500)):
+            state = await tournaments.get(name)
+            if state is not None:
+                done = await self.store.redis.hlen(keys.tournament_results(name))
+                response.tournaments.append(info_to_pb(state, done=done))
+        return response
+
+    async def WatchTournament(
+        self, request: api_pb.WatchTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[api_pb.WatchTournamentResponse]:
+        state = await self._state(request.name, context)
+        tournaments = TournamentStore(self.store.redis)
+        last = -1
+        while True:
+            done = await self.store.redis.hlen(keys.tournament_results(request.name))
+            if done != last or state.finished_ms:
+                last = done
+                table = await live_table(self.store, state)
+                yield api_pb.WatchTournamentResponse(tournament=info_to_pb(state, table))
+                if state.finished_ms:
+                    return
+            await asyncio.sleep(WATCH_INTERVAL)
+            state = await tournaments.get(request.name) or state
+
+    async def _state(self, name: str, context: grpc.aio.ServicerContext) -> TournamentState:
+        state = await TournamentStore(self.store.redis).get(name)
+        if state is None:
+            await abort(context, grpc.StatusCode.NOT_FOUND, f"no tournament named {name!r}")
+        return state
