@@ -16,7 +16,7 @@ from arena.store import open_redis
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
-from tests.server.conftest import ADMIN, Arena, RandomBot
+from tests.server.conftest import ADMIN, Arena, RandomBot, RawBot, start_arena
 
 pytestmark = pytest.mark.asyncio
 
@@ -86,3 +86,21 @@ async def test_bots_matches_and_ratings_survive_a_restart_of_the_server_and_the_
         assert await ratings_of(arena).is_applied("amigo13", match_id)
         # The bot's token still works after the restart.
         await arena.connect(RandomBot, tokens["keeper"])
+
+
+async def test_a_forfeit_is_rated_with_the_runners_ranks_the_forfeiting_bot_last(redis_url: str) -> None:
+    async with start_arena(redis_url, limits=Limits(grace=0.2)) as arena:
+        tokens = await arena.bots("quitter")
+        bot = RawBot(arena, tokens["quitter"])
+        await bot.connect()
+        match_id = await arena.create_match("friday13", ["quitter", "builtin:random", "builtin:heuristic"])
+        await bot.expect("action_request")
+        await bot.close()
+        summary, _ = await arena.finished(match_id)
+        ratings = ratings_of(arena)
+        await rated(ratings, "friday13", match_id)
+        (stored,) = await ratings.results("friday13")
+        assert stored.termination == "forfeit" and stored.forfeited == (0,)
+        assert stored.ranks[0] == 3 and list(summary.ranks) == list(stored.ranks)
+        board = await ratings.leaderboard("friday13")
+        assert board[-1].bot == "quitter" and board[-1].mu < 25
