@@ -9,6 +9,7 @@ import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
+from arena.matchmaking import QualitySchedule
 from arena.server.ladder import DEFAULT_SIZES, LadderConfig, LadderError, parse_sizes
 from arena.server.work import WorkConfig
 from arena.store.ladder import LadderStore
@@ -153,3 +154,24 @@ def test_ladder_sizes_are_configurable_per_game_within_the_game_limits() -> None
     for bad in ("friday13=7", "board13=3", "chess=2", "friday13", "amigo13=x"):
         with pytest.raises(LadderError):
             parse_sizes([bad])
+
+
+async def test_ladder_seats_are_balanced_over_time(redis_url: str) -> None:
+    # Any table is good enough at once: once ratings differ, the default schedule waits for a better one.
+    anything = LadderConfig(sizes={"friday13": 3}, interval=0.05, schedule=QualitySchedule(start=0.0))
+    async with start_arena(redis_url, ladder=anything) as arena:
+        tokens = await arena.bots("s1", "s2", "s3")
+        for name in tokens:
+            await arena.connect(RandomBot, tokens[name], max_matches=1, ladder=True, games=("friday13",))
+        assert arena.server.ladder is not None
+        store = arena.server.ladder.store
+
+        async def four_played() -> bool:
+            counts = await store.seat_counts("friday13", 3, tokens)
+            return all(sum(seats) >= 4 for seats in counts.values())
+
+        await until(four_played, timeout=30)
+        counts = await store.seat_counts("friday13", 3, tokens)
+        assert all(max(seats) - min(seats) <= 1 for seats in counts.values()), counts
+        for match in await ladder_matches(arena):
+            assert len(set(match.seats)) == 3  # type: ignore[attr-defined]
