@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+import redis
 
 from arena.server.app import ServerConfig, running
 from arena.server.sessions import Limits
@@ -16,6 +19,7 @@ from arena.store import open_redis
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
+from tests.conftest import free_port, redis_server_binary
 from tests.server.conftest import ADMIN, Arena, RandomBot, RawBot, start_arena
 
 pytestmark = pytest.mark.asyncio
@@ -47,9 +51,44 @@ async def test_a_finished_match_rates_its_bots_once(arena: Arena) -> None:
     assert [result.match_id for result in stored] == [match_id]
 
 
+@contextlib.contextmanager
+def external_redis(data_dir: Path) -> Iterator[str]:
+    """A redis-server process with AOF on in `data_dir`, stopped (SIGTERM: AOF written) on exit; its URL."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    process = subprocess.Popen(
+        [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "yes", "--save", "",
+         "--dir", str(data_dir)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    try:
+        for _ in range(200):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.025)
+        yield url
+    finally:
+        client.close()
+        process.terminate()
+        process.wait(timeout=10)
+
+
 @contextlib.asynccontextmanager
-async def embedded_arena(data_dir: Path) -> AsyncIterator[Arena]:
-    async with open_redis(None, data_dir) as redis:
+async def arena_on(data_dir: Path, kind: str) -> AsyncIterator[Arena]:
+    """A server on an embedded Redis, or on a redis-server process, keeping its data in `data_dir`."""
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(external_redis(data_dir / "redis")) if kind == "external" else None
+        async with served(data_dir, url) as arena:
+            yield arena
+
+
+@contextlib.asynccontextmanager
+async def served(data_dir: Path, url: str | None) -> AsyncIterator[Arena]:
+    async with open_redis(url, data_dir) as redis:
         config = ServerConfig(port=0, data_dir=data_dir, admin_token=ADMIN, limits=Limits(grace=1.0))
         async with running(config, redis) as server:
             channel = grpc.aio.insecure_channel(server.address)
@@ -63,11 +102,10 @@ async def embedded_arena(data_dir: Path) -> AsyncIterator[Arena]:
                 await channel.close()
 
 
-async def test_bots_matches_and_ratings_survive_a_restart_of_the_server_and_the_embedded_redis(
-    tmp_path: Path,
-) -> None:
+@pytest.mark.parametrize("kind", ["embedded", "external"])
+async def test_bots_matches_and_ratings_survive_a_restart_of_the_server_and_of_redis(tmp_path: Path, kind: str) -> None:
     data = tmp_path / "data"
-    async with embedded_arena(data) as arena:
+    async with arena_on(data, kind) as arena:
         tokens = await arena.bots("keeper")
         await arena.connect(RandomBot, tokens["keeper"])
         match_id = await arena.create_match("amigo13", ["keeper", "builtin:random", "builtin:heuristic"])
@@ -75,8 +113,8 @@ async def test_bots_matches_and_ratings_survive_a_restart_of_the_server_and_the_
         await rated(ratings_of(arena), "amigo13", match_id)
         board = await ratings_of(arena).leaderboard("amigo13")
         history = await ratings_of(arena).history("amigo13", "keeper")
-    assert (data / "appendonly.aof").exists()
-    async with embedded_arena(data) as arena:
+    assert any(path.name.startswith("appendonly") for path in data.rglob("*")), "no append-only file written"
+    async with arena_on(data, kind) as arena:
         bots = await arena.api.ListBots(api_pb.ListBotsRequest())
         assert [bot.name for bot in bots.bots] == ["keeper"]
         again = await arena.api.GetMatch(api_pb.GetMatchRequest(match_id=match_id))
