@@ -138,7 +138,9 @@ class MatchRunner:
             return await player.request(move)
         started = time.perf_counter()
         try:
-            action = await asyncio.wait_for(player.request(move), move.time_left)
+            # asyncio.timeout arms one timer; wait_for would also wrap the request in a task.
+            async with asyncio.timeout(move.time_left):
+                action = await player.request(move)
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
             return await self._strike(seat, move, f"no answer within {move.time_left:.3f} s")
