@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 
 import pytest
@@ -155,3 +156,38 @@ async def test_recompute_rebuilds_the_same_ratings_and_new_parameters_change_the
     assert changed[0] == tuple((r.bot, r.mu, r.sigma, r.games) for r in book.leaderboard())
     # Results applied later use the stored parameters, and count once.
     assert await store.apply(GAME, RESULTS[0]) is None
+
+
+CRASHING_NODE = """
+import asyncio, sys
+from redis.asyncio import Redis
+from arena.ratings import ResultRecord
+from arena.store.ratings import RatingStore
+
+async def main():
+    store = RatingStore(Redis.from_url(sys.argv[1]))
+    result = ResultRecord("m2", ("b", "c", "d"), (10, 10, 30), (1, 1, 3), finished_at=1000.0)
+    assert await store.prepare("friday13", result) is not None
+    print("computed", flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_node_process_killed_after_computing_leaves_no_trace_and_redelivery_applies_once(
+    store: RatingStore, redis_url: str
+) -> None:
+    await store.apply(GAME, RESULTS[0])
+    node = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CRASHING_NODE, redis_url, stdout=asyncio.subprocess.PIPE
+    )
+    assert node.stdout is not None
+    assert (await asyncio.wait_for(node.stdout.readline(), 30)).strip() == b"computed"
+    node.kill()
+    await node.wait()
+    assert not await store.is_applied(GAME, "m2")
+    for one in RESULTS[1:]:
+        assert await store.apply(GAME, one) is not None
+        assert await store.apply(GAME, one) is None
+    assert (await stored_state(store))[0] == tuple((r.bot, r.mu, r.sigma, r.games) for r in expected().leaderboard())
