@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.server.app import RunningServer, ServerConfig, running
+from arena.server.ladder import DEFAULT_SIZES, LadderConfig
 from arena.server.tournaments import create_tournament, live_table
 from arena.store import NameTaken, Store, open_redis
 from arena.store.ratings import LeaderboardRow, RatingStore
@@ -137,7 +138,7 @@ def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return [
         TournamentSpec(f"demo-friday13-{stamp}", "friday13", tuple(entrants), table_size=min(4, len(entrants)),
-                       rounds=1 if quick else 2, duplicate=not quick, rated=True, seed=stamp),
+                       duplicate=not quick, rated=True, seed=stamp),
         TournamentSpec(f"demo-amigo13-{stamp}", "amigo13", tuple(entrants), table_size=3, duplicate=not quick,
                        rated=True, seed=stamp),
     ]  # fmt: skip
@@ -175,7 +176,11 @@ async def demo_server(data_dir: Path | None, port: int) -> AsyncIterator[tuple[R
     with contextlib.ExitStack() as stack:
         if data_dir is None:
             data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-demo-")))
-        config = ServerConfig(port=port, data_dir=data_dir, admin_token="ata_" + secrets.token_urlsafe(24))
+        # Tables of three on the ladder: the three Python bots join it (the Node bot plays tournaments only).
+        ladder = LadderConfig(sizes={**DEFAULT_SIZES, "friday13": 3, "amigo13": 3})
+        config = ServerConfig(
+            port=port, data_dir=data_dir, admin_token="ata_" + secrets.token_urlsafe(24), ladder=ladder
+        )
         async with open_redis(None, data_dir) as redis, running(config, redis) as arena:
             yield arena, data_dir
 
@@ -203,6 +208,7 @@ async def run_demo(data_dir: Path | None, port: int, quick: bool, stay: bool, co
             await wait_connected(arena, {bot.name for bot in bots}, processes)
             console.print(f"demo: {len(bots)} bots connected: {', '.join(bot.name for bot in bots)}")
             specs = tournament_specs([bot.name for bot in bots], quick)
+            rated_before = await rated_results(arena.store)
             started = time.perf_counter()
             with Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -219,12 +225,20 @@ async def run_demo(data_dir: Path | None, port: int, quick: bool, stay: bool, co
                           f"{time.perf_counter() - started:.1f} s")  # fmt: skip
             for table in tables:
                 print_tournament(table.to_dict(), table.spec.build_game().score_name)
+            ladder = await rated_results(arena.store) - rated_before - sum(spec.total_matches for spec in specs)
+            console.print(f"demo: meanwhile the ladder played {ladder} rated matches between the Python bots")
             for game, rows in (await leaderboards(arena.store)).items():
                 console.print(leaderboard_view(game, rows))
             if stay:
                 console.print(f"demo: still serving on {arena.address}; Ctrl-C stops the server and the bots")
                 await wait_for_interrupt()
     console.print("demo: stopped the server and the bots")
+
+
+async def rated_results(store: Store) -> int:
+    """Results stored for the ratings of the demo's games (tournament and ladder matches)."""
+    ratings = RatingStore(store.redis)
+    return sum([len(await ratings.results(game)) for game in GAMES])
 
 
 def leaderboard_view(game: str, rows: list[LeaderboardRow]) -> Table:
