@@ -112,6 +112,31 @@ def play(
         print_standings(game.name, game.score_name, table, len(results), elapsed)
 
 
+@app.command()
+@click.argument("scenario", required=False, metavar="[NAME|FILE]")
+def scenarios(scenario: str | None) -> None:
+    """The board13 scenarios; with a name or a TOML file, check it and draw its starting board."""
+    from arena.games.board13.render import render_text
+    from arena.games.board13.rules import Board13Observation
+    from arena.games.board13.scenario import load_scenario, scenario_names
+
+    if scenario is None:
+        view = Table(title="board13 scenarios (arena play board13 --scenario NAME)")
+        view.add_column("name")
+        view.add_column("goal")
+        view.add_column("description")
+        for name in scenario_names():
+            shipped = load_scenario(name)
+            view.add_row(name, shipped.goal, shipped.description)
+        console.print(view)
+        return
+    loaded = load_scenario(scenario)
+    board = make_game("board13", scenario=scenario).new_match(b"show").public_observation()
+    assert isinstance(board, Board13Observation)
+    print(f"{loaded.name}: {loaded.description}")
+    print(render_text(board))
+
+
 def standings_json(
     game: str, params: dict[str, Any], results: list[MatchResult], table: list[Standing], elapsed: float
 ) -> dict[str, Any]:

@@ -82,3 +82,19 @@ def test_bad_arguments_end_with_one_line_and_exit_code_2(args: list[str], messag
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("arena: error: ")
     assert message in lines[0]
+
+
+def test_scenarios_lists_the_shipped_ones_and_draws_a_starting_board(tmp_path: Path) -> None:
+    listing = arena("scenarios")
+    assert listing.returncode == 0, listing.stderr
+    for name in ("duel", "temple", "gardens"):
+        assert name in listing.stdout
+    board = arena("scenarios", "gardens")
+    assert board.returncode == 0, board.stderr
+    assert "board13 gardens: ply 0/200, black to move" in board.stdout
+    assert " 2  .  b  b  B  b  b  .  2" in board.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\n')
+    refused = arena("scenarios", str(bad))
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1 and "bad.toml" in refused.stderr
