@@ -23,8 +23,8 @@ import grpc
 
 from arena.bots import make_bot
 from arena.bots.base import Bot as Policy
-from arena.games.base import Action, Game
-from arena.match.seats import Clock
+from arena.games.base import Action
+from arena.match.seats import MatchInfo
 from arena.server import convert
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
@@ -45,16 +45,8 @@ class BotRejected(RuntimeError):
     """The arena refused the bot (bad token, bad Hello); the message says why."""
 
 
-@dataclass(frozen=True)
-class Match:
-    """A match the bot sits in, as MatchStarted announced it."""
-
-    match_id: str
-    game: Game
-    seat: int
-    seats: tuple[str, ...]
-    seed_commitment: str
-    clock: Clock
+Match = MatchInfo
+"""A match the bot sits in, as MatchStarted announced it: the runner's own MatchInfo."""
 
 
 class Turn:
