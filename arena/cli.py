@@ -149,14 +149,20 @@ def standings_json(
     }
 
 
-def print_standings(game: str, score_name: str, table: list[Standing], matches: int, elapsed: float) -> None:
-    view = Table(title=f"{game}: {matches} matches")
+def standings_view(title: str, score_name: str) -> Table:
+    """An empty standings table: the columns `arena play` and tournaments share."""
+    view = Table(title=title)
     view.add_column("#", justify="right")
     view.add_column("bot")
     view.add_column("games", justify="right")
     view.add_column(f"mean {score_name} ± 95% CI", justify="right")
     view.add_column("wins", justify="right")
     view.add_column("mean rank", justify="right")
+    return view
+
+
+def print_standings(game: str, score_name: str, table: list[Standing], matches: int, elapsed: float) -> None:
+    view = standings_view(f"{game}: {matches} matches", score_name)
     for place, row in enumerate(table, start=1):
         view.add_row(
             str(place), row.bot, str(row.games), f"{row.mean_score:.2f} ± {row.ci95:.2f}", str(row.wins),
@@ -486,15 +492,8 @@ def demo(data_dir: Path | None, port: int, quick: bool, stay: bool) -> None:
 
 def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None:
     """A tournament's standings as a table; `table` is `TournamentTable.to_dict()`."""
-    view = Table(
-        title=f"{table['tournament']}: {table['game']} {table['format']}, {table['done']}/{table['total']} matches"
-    )
-    view.add_column("#", justify="right")
-    view.add_column("bot")
-    view.add_column("games", justify="right")
-    view.add_column(f"mean {score_name} ± 95% CI", justify="right")
-    view.add_column("wins", justify="right")
-    view.add_column("mean rank", justify="right")
+    title = f"{table['tournament']}: {table['game']} {table['format']}, {table['done']}/{table['total']} matches"
+    view = standings_view(title, score_name)
     view.add_column("TrueSkill mu ± sigma", justify="right")
     for place, row in enumerate(table["standings"], start=1):
         mean, ci = row["mean_score"], row["ci95"]
