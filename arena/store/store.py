@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
 
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
 
 from arena.store import keys
 
@@ -239,12 +240,7 @@ class Store:
 
     async def match_started(self, record: MatchRecord) -> None:
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(keys.match(record.match_id), "summary", record.to_json())
-        entry = {record.match_id: record.started_ms}
-        pipe.zadd(keys.MATCHES, entry)
-        pipe.zadd(keys.matches_of_game(record.game), entry)
-        for name in set(record.seats):
-            pipe.zadd(keys.matches_of_bot(name), entry)
+        list_match(pipe, record)
         pipe.sadd(keys.MATCHES_RUNNING, record.match_id)
         await pipe.execute()
 
@@ -289,6 +285,16 @@ class Store:
             record.termination, record.ended_ms = "aborted", now_ms()
             await self.match_ended(record, None)
         return ids
+
+
+def list_match(pipe: Pipeline, record: MatchRecord) -> None:
+    """Queue on `pipe` the match's summary and its places in the match indexes."""
+    pipe.hset(keys.match(record.match_id), "summary", record.to_json())
+    entry = {record.match_id: record.started_ms}
+    pipe.zadd(keys.MATCHES, entry)
+    pipe.zadd(keys.matches_of_game(record.game), entry)
+    for name in set(record.seats):
+        pipe.zadd(keys.matches_of_bot(name), entry)
 
 
 def _bot_record(data: Mapping[bytes | str, bytes | str]) -> BotRecord:

@@ -21,7 +21,7 @@ from redis.asyncio import Redis
 
 from arena.ratings import ResultRecord
 from arena.store import keys
-from arena.store.store import MatchRecord
+from arena.store.store import MatchRecord, list_match
 
 EVENTS_KEPT_MS = 24 * 3600 * 1000
 """How long a finished match's event stream stays; its replay record holds every move for good."""
@@ -194,12 +194,7 @@ class WorkQueue:
     async def started(self, record: MatchRecord, seed: str, fresh: bool) -> None:
         """The match is listed (summary and indexes); a fresh one's event stream begins with its seed."""
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(keys.match(record.match_id), "summary", record.to_json())
-        entry = {record.match_id: record.started_ms}
-        pipe.zadd(keys.MATCHES, entry)
-        pipe.zadd(keys.matches_of_game(record.game), entry)
-        for name in set(record.seats):
-            pipe.zadd(keys.matches_of_bot(name), entry)
+        list_match(pipe, record)
         if fresh:
             pipe.delete(keys.match_events(record.match_id))
             pipe.xadd(keys.match_events(record.match_id), {"seed": seed})
