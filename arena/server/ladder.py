@@ -24,6 +24,7 @@ from arena.matchmaking import Matchmaker, QualitySchedule, Table, WaitingEntry
 from arena.ratings import ResultRecord
 from arena.server.matches import MatchError, MatchHost
 from arena.server.sessions import Session, SessionRegistry
+from arena.server.tasks import cancel_and_wait
 from arena.server.work import submit_match
 from arena.store import MatchRecord
 from arena.store.ladder import LadderStore, Ticket
@@ -171,8 +172,7 @@ class Ladder:
         self._wake.set()
         done, _ = await asyncio.wait({task}, timeout=5)
         if not done:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            await cancel_and_wait([task], "ladder")
 
     async def one_pass(self) -> None:
         now = time.monotonic()

@@ -21,6 +21,7 @@ from arena.server import convert
 from arena.server.relay import RelaySeat, RemoteSession
 from arena.server.remote_seat import RemoteSeat
 from arena.server.sessions import SessionRegistry
+from arena.server.tasks import cancel_and_wait
 from arena.store import MatchRecord, Store
 from arena.store.store import now_ms
 from arena.v1 import arena_service_pb2 as api_pb
@@ -262,15 +263,13 @@ class MatchHost:
     async def shutdown(self) -> None:
         """Stop every running match; they are stored as aborted, except work-stream ones (resumed elsewhere)."""
         tasks = [live.task for live in self.live.values() if live.task is not None]
-        for task in tasks:
-            task.cancel()
         for live in list(self.live.values()):
             if live.resumable:
                 continue
             live.record.termination, live.record.ended_ms = "aborted", now_ms()
             with contextlib.suppress(Exception):
                 await self.store.match_ended(live.record, None)
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(tasks, "match host")
         self.live.clear()
 
 

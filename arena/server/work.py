@@ -27,6 +27,7 @@ from arena.ratings import ResultRecord
 from arena.server.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
 from arena.server.relay import Relay, find_sessions
 from arena.server.remote_seat import RemoteSeat
+from arena.server.tasks import cancel_and_wait
 from arena.store import MatchRecord, Store
 from arena.store.ratings import RatingStore
 from arena.store.store import now_ms
@@ -165,12 +166,7 @@ class WorkHost:
 
     async def stop(self) -> None:
         """Stop taking work; running matches stop unstored and stay pending, for another node to resume."""
-        for task in self._tasks:
-            task.cancel()
-        running = [task for _, task in self.running.values()]
-        for task in running:
-            task.cancel()
-        await asyncio.gather(*self._tasks, *running, return_exceptions=True)
+        await cancel_and_wait([*self._tasks, *(task for _, task in self.running.values())], "work host")
         with contextlib.suppress(Exception):
             await self.events.flush()
 
