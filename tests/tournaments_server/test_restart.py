@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from arena.store.ratings import RatingStore
 from arena.store.tournaments import TournamentStore
 from arena.store.work import WorkQueue
 from arena.tournaments import TournamentSpec
+from tests.waiting import until
 
 ENTRANTS = ("builtin:mc", "builtin:heuristic", "builtin:random")
 
@@ -31,22 +31,27 @@ async def test_a_tournament_stopped_midway_finishes_after_a_restart_with_each_ma
     async with open_redis(None, tmp_path) as redis, running(config(tmp_path), redis) as arena:
         await create_tournament(arena.store, spec, "admin")
         tournaments = TournamentStore(redis)
-        while len(await tournaments.results("restart")) < 1:
-            await asyncio.sleep(0.05)
+
+        async def one_stored() -> bool:
+            return len(await tournaments.results("restart")) >= 1
+
+        await until(one_stored, "a first match stored before the restart")
     async with open_redis(None, tmp_path) as redis:
         before = len(await TournamentStore(redis).results("restart"))
     assert before < spec.total_matches, "the tournament should be under way when the arena stops"
     async with open_redis(None, tmp_path) as redis, running(config(tmp_path), redis):
         tournaments = TournamentStore(redis)
-        for _ in range(1200):
-            state = await tournaments.get("restart")
-            if state is not None and state.finished_ms:
-                break
-            await asyncio.sleep(0.05)
-        assert state is not None and state.finished_ms, "the tournament did not finish after the restart"
         queue = WorkQueue(redis)
-        while await queue.backlog():  # every order acknowledged: ratings written too
-            await asyncio.sleep(0.05)
+
+        async def finished() -> bool:
+            state = await tournaments.get("restart")
+            return state is not None and bool(state.finished_ms)
+
+        async def all_acknowledged() -> bool:  # ratings are written before an order's acknowledgement
+            return not await queue.backlog()
+
+        await until(finished, "the tournament finished after the restart")
+        await until(all_acknowledged, "every work order acknowledged after the restart")
         results = await tournaments.results("restart")
         assert [r.match_id for r in results] == [spec.match_id(n) for n in range(spec.total_matches)]
         game = make_game("friday13", players=3)
