@@ -418,3 +418,79 @@ class WatchTournamentResponse(_message.Message):
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     tournament: TournamentInfo
     def __init__(self, tournament: _Optional[_Union[TournamentInfo, _Mapping]] = ...) -> None: ...
+
+class SubmitBotRequest(_message.Message):
+    __slots__ = ("name", "game", "run", "chunk")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    game: str
+    run: str
+    chunk: bytes
+    def __init__(self, name: _Optional[str] = ..., game: _Optional[str] = ..., run: _Optional[str] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class HostedVersion(_message.Message):
+    __slots__ = ("version", "sha256", "size_bytes", "run", "status", "reason", "created_ms", "validation_match_id")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_MS_FIELD_NUMBER: _ClassVar[int]
+    VALIDATION_MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    sha256: str
+    size_bytes: int
+    run: str
+    status: str
+    reason: str
+    created_ms: int
+    validation_match_id: str
+    def __init__(self, version: _Optional[int] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ..., run: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_ms: _Optional[int] = ..., validation_match_id: _Optional[str] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("version", "stderr_tail")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    STDERR_TAIL_FIELD_NUMBER: _ClassVar[int]
+    version: HostedVersion
+    stderr_tail: str
+    def __init__(self, version: _Optional[_Union[HostedVersion, _Mapping]] = ..., stderr_tail: _Optional[str] = ...) -> None: ...
+
+class GetBotLogsRequest(_message.Message):
+    __slots__ = ("name", "limit")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    limit: int
+    def __init__(self, name: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class HostedRun(_message.Message):
+    __slots__ = ("version", "match_ids", "started_ms", "ended_ms", "ending", "stderr", "node")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    STARTED_MS_FIELD_NUMBER: _ClassVar[int]
+    ENDED_MS_FIELD_NUMBER: _ClassVar[int]
+    ENDING_FIELD_NUMBER: _ClassVar[int]
+    STDERR_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    match_ids: _containers.RepeatedScalarFieldContainer[str]
+    started_ms: int
+    ended_ms: int
+    ending: str
+    stderr: str
+    node: str
+    def __init__(self, version: _Optional[int] = ..., match_ids: _Optional[_Iterable[str]] = ..., started_ms: _Optional[int] = ..., ended_ms: _Optional[int] = ..., ending: _Optional[str] = ..., stderr: _Optional[str] = ..., node: _Optional[str] = ...) -> None: ...
+
+class GetBotLogsResponse(_message.Message):
+    __slots__ = ("name", "versions", "runs")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    versions: _containers.RepeatedCompositeFieldContainer[HostedVersion]
+    runs: _containers.RepeatedCompositeFieldContainer[HostedRun]
+    def __init__(self, name: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[HostedVersion, _Mapping]]] = ..., runs: _Optional[_Iterable[_Union[HostedRun, _Mapping]]] = ...) -> None: ...

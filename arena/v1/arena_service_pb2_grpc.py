@@ -115,6 +115,16 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.stream_unary(
+                '/arena.v1.ArenaService/SubmitBot',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.SubmitBotRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.SubmitBotResponse.FromString,
+                _registered_method=True)
+        self.GetBotLogs = channel.unary_unary(
+                '/arena.v1.ArenaService/GetBotLogs',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -235,6 +245,24 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBot(self, request_iterator, context):
+        """Upload a new version of a registered bot's code for the arena to run in a sandbox (its
+        owner's token). The first message names the bot and how to run it; every message may carry a
+        piece of the package (a .tar.gz of the bot's folder, at most 20 MB unpacked). The version
+        then plays one unrated validation match against built-in bots; the reply says how it went.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotLogs(self, request, context):
+        """A hosted bot's versions and the end of its stderr in its recent matches (its owner's token,
+        or admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -317,6 +345,16 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.WatchTournament,
                     request_deserializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.SerializeToString,
+            ),
+            'SubmitBot': grpc.stream_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.SubmitBotRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'GetBotLogs': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotLogs,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -752,6 +790,60 @@ class ArenaService:
             '/arena.v1.ArenaService/WatchTournament',
             arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.SerializeToString,
             arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/arena.v1.ArenaService/SubmitBot',
+            arena_dot_v1_dot_arena__service__pb2.SubmitBotRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotLogs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetBotLogs',
+            arena_dot_v1_dot_arena__service__pb2.GetBotLogsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.GetBotLogsResponse.FromString,
             options,
             channel_credentials,
             insecure,
