@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -173,6 +174,10 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
 
 
 @app.command()
+@click.option(
+    "--unsafe-no-sandbox", is_flag=True, envvar="ARENA_UNSAFE_NO_SANDBOX",
+    help="Run hosted bots even where the kernel refuses their sandbox (no network namespace or cgroup).",
+)  # fmt: skip
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True, help="Port to listen on.")
 @click.option(
@@ -212,6 +217,7 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
     help="Seats of a ladder table, e.g. friday13=5 (repeatable; default 4 for the card games, 2 for board13).",
 )
 def serve(
+    unsafe_no_sandbox: bool,
     host: str,
     port: int,
     data_dir: Path,
@@ -227,9 +233,12 @@ def serve(
 
     The admin token is read from ARENA_ADMIN_TOKEN, or made and printed once on first start.
     """
+    from arena.hosted.manager import UNSAFE_ENV
     from arena.match import Clock
     from arena.server.commands import CommandError, run_server
 
+    if unsafe_no_sandbox:
+        os.environ[UNSAFE_ENV] = "1"
     try:
         run_server(host, port, data_dir, redis_url, tls_cert, tls_key, Clock(per_move_ms / 1000, bank_ms / 1000),
                    grace_ms / 1000, ladder_sizes)  # fmt: skip

@@ -28,6 +28,10 @@ from arena.v1 import messages_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 TIMEOUT = 15.0
+SUBMIT_TIMEOUT = 300.0
+"""Seconds `arena bot submit` waits: the upload and the validation match."""
+UPLOAD_CHUNK = 256 << 10
+"""Bytes per SubmitBot message, well under the server's 1 MiB message limit."""
 UNREACHABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 console = Console()
@@ -46,13 +50,13 @@ class ArenaCall:
         with grpc.insecure_channel(self.server) as channel:
             yield api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
 
-    def __call__(self, method: str, request: Message, *, needs: str = "") -> Any:
+    def __call__(self, method: str, request: Any, *, needs: str = "", timeout: float = TIMEOUT) -> Any:
         if needs and not self.token:
             raise click.ClickException(f"this needs {needs} token: pass --token or set ARENA_TOKEN")
         metadata = (("authorization", f"Bearer {self.token}"),) if self.token else ()
         with self.stub() as stub:
             try:
-                return getattr(stub, method)(request, metadata=metadata, timeout=TIMEOUT)
+                return getattr(stub, method)(request, metadata=metadata, timeout=timeout)
             except grpc.RpcError as error:
                 code = error.code()
                 if code in UNREACHABLE:
@@ -215,6 +219,70 @@ def bot_rotate_token(name: str, server: str, token: str, as_json: bool) -> None:
     else:
         print(f"new token of {name} (shown once; the old one no longer works):")
         print(reply.token)
+
+
+@bot.command("submit")
+@click.argument("name")
+@click.option("--game", required=True, help="The game of its validation match.")
+@click.option(
+    "--dir", "folder", required=True, type=click.Path(file_okay=False, path_type=Path), help="The bot's folder."
+)
+@click.option("--run", "run_command", required=True, help="The command that starts it there, e.g. 'python bot.py'.")
+@server_option
+@token_option
+@json_option
+def bot_submit(name: str, game: str, folder: Path, run_command: str, server: str, token: str, as_json: bool) -> None:
+    """Upload a new version of bot NAME for the arena to run (owner token); waits for its validation match."""
+    from arena.hosted.package import PackageError, pack
+
+    try:
+        package = pack(folder)
+    except PackageError as error:
+        raise click.ClickException(str(error)) from None
+    first = api_pb.SubmitBotRequest(name=name, game=game, run=run_command)
+    chunks = [package.data[at : at + UPLOAD_CHUNK] for at in range(0, len(package.data), UPLOAD_CHUNK)]
+    requests = [first] + [api_pb.SubmitBotRequest(chunk=chunk) for chunk in chunks]
+    reply = ArenaCall(server, token)("SubmitBot", iter(requests), needs="an owner", timeout=SUBMIT_TIMEOUT)
+    if as_json:
+        print_json(to_dict(reply))
+        return
+    version = reply.version
+    print(f"bot {name} version {version.version} ({package.files} files, sha256 {version.sha256[:12]}): "
+          f"{version.status}{': ' + version.reason if version.reason else ''}")  # fmt: skip
+    if version.status != "ok" and reply.stderr_tail:
+        print("the end of its stderr:")
+        print(_tail(reply.stderr_tail))
+    if version.status != "ok":
+        sys.exit(1)
+
+
+def _tail(text: str, lines: int = 20) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+@bot.command("logs")
+@click.argument("name")
+@click.option("--runs", type=click.IntRange(1, 50), default=5, show_default=True, help="How many recent runs.")
+@server_option
+@token_option
+@json_option
+def bot_logs(name: str, runs: int, server: str, token: str, as_json: bool) -> None:
+    """A hosted bot's versions and the end of its stderr in recent runs (its owner's token, or admin)."""
+    reply = ArenaCall(server, token)("GetBotLogs", api_pb.GetBotLogsRequest(name=name, limit=runs), needs="an owner")
+    if as_json:
+        print_json(to_dict(reply))
+        return
+    table = Table(title=f"versions of {name}")
+    for column in ("version", "uploaded", "status", "run", "sha256", "reason"):
+        table.add_column(column)
+    for version in reply.versions:
+        table.add_row(str(version.version), when(version.created_ms), version.status, version.run,
+                      version.sha256[:12], version.reason)  # fmt: skip
+    show(table)
+    for run in reply.runs:
+        print(f"\n-- version {run.version}, {when(run.started_ms)} on {run.node}, matches "
+              f"{', '.join(run.match_ids) or '-'}: {run.ending}")  # fmt: skip
+        print(_tail(run.stderr) if run.stderr.strip() else "(no stderr)")
 
 
 # -- leaderboards and ratings ---------------------------------------------------------------------

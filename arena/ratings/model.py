@@ -24,6 +24,8 @@ heuristic (and random) bots, 300 matches per setting: 2-11% of adjacent places t
 amigo13 at 3 to 6 players, more at larger tables; 0.06 is the middle of that range. TrueSkill's
 own default of 0.10 suits chess-like games, not penalty totals."""
 PARAMETERS = ("mu", "sigma", "beta", "tau", "draw_probability")
+NEW_VERSION_WIDENING = 0.5
+"""A new version of a bot gets this share of the initial sigma added to its own (see `widened`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,11 @@ class RatingModel:
     def initial(self) -> Rating:
         """The rating of a bot that has not played yet."""
         return Rating(float(self.mu), float(self.sigma))
+
+    def widened(self, rating: Rating) -> Rating:
+        """The rating of a bot's new version: the same mu, sigma grown by half the initial sigma
+        (in quadrature) but never above it, so that a few matches find the new strength."""
+        return Rating(rating.mu, min(float(self.sigma), math.hypot(rating.sigma, NEW_VERSION_WIDENING * self.sigma)))
 
     def rate(self, ratings: Sequence[Rating], ranks: Sequence[int]) -> list[Rating]:
         """New ratings of the seats of one match, in seat order; rank 1 is best, equal ranks draw.

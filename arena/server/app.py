@@ -6,7 +6,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,8 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis.asyncio import Redis
 
+from arena.hosted.manager import HostedConfig, HostedManager
+from arena.hosted.sandbox import detect
 from arena.match import Clock
 from arena.ratings import ResultRecord
 from arena.server.ladder import Ladder, LadderConfig
@@ -24,7 +28,7 @@ from arena.server.matches import MatchHost
 from arena.server.service import ArenaServicer, BotServicer
 from arena.server.sessions import Limits, SessionRegistry
 from arena.server.tournaments import TournamentProgress
-from arena.server.work import WorkConfig, WorkHost
+from arena.server.work import WorkConfig, WorkHost, node_name
 from arena.store import Store, open_redis
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
@@ -54,6 +58,8 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     admin_token: str | None = None
     """The admin token to set (from ARENA_ADMIN_TOKEN); None keeps the stored one or makes one."""
+    hosted: HostedConfig = field(default_factory=HostedConfig)
+    """How this node runs hosted bots: the sandbox's limits, or none at all (--unsafe-no-sandbox)."""
     work: WorkConfig = field(default_factory=WorkConfig)
     ladder: LadderConfig = field(default_factory=LadderConfig)
     """Ladder table sizes per game and the matchmaker's timing."""
@@ -102,7 +108,16 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         ]
     )
     bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)  # type: ignore[no-untyped-call]
-    servicer = ArenaServicer(store, sessions, host, ratings, ladder)
+    # Hosted bots connect through a Unix socket: their network namespace has no other way out.
+    socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
+    socket_path = str(socket_dir / "bots.sock")
+    server.add_insecure_port(f"unix:{socket_path}")
+    sandbox = await detect(config.hosted.limits)
+    hosted = HostedManager(store, sessions, socket_path, sandbox, config.hosted, config.work.node or node_name())
+    if hosted.refusal:
+        log.warning("%s", hosted.refusal)
+    host.start_seats = hosted.start_seats
+    servicer = ArenaServicer(store, sessions, host, ratings, ladder, hosted)
     arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -114,6 +129,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     else:
         port = server.add_insecure_port(address)
     await server.start()
+    hosted.start()
     for name in ("", *SERVICE_NAMES):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     work = WorkHost(store, host, config.work)
@@ -129,8 +145,10 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await ladder.stop(ladder_task)
         await work.stop()
         await host.shutdown()
+        await hosted.stop()
         sessions.close_all()
         await server.stop(grace=1.0)
+        shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:

@@ -38,6 +38,9 @@ WATCH_BUFFER = 1024
 
 EndedHook = Callable[[MatchRecord, ResultRecord], Awaitable[None]]
 """Called once a finished match is stored, with its summary and result: ratings, the ladder."""
+SeatStarter = Callable[[Sequence[str], str], Awaitable[None]]
+"""Called with a match's seats and game before they are seated: arena.hosted starts the processes
+of hosted bots here (raising MatchError when one cannot play)."""
 
 
 class MatchError(ValueError):
@@ -138,6 +141,7 @@ class MatchHost:
         self.default_clock = default_clock
         self.live: dict[str, LiveMatch] = {}
         self.ended_hooks: list[EndedHook] = []
+        self.start_seats: SeatStarter | None = None
 
     async def create(
         self, spec: pb.GameSpec, seat_names: Sequence[str], seed_hex: str = "", clock: Clock | None = None
@@ -160,6 +164,8 @@ class MatchHost:
         remote = [name for name in seat_names if not name.startswith(BUILTIN_PREFIX)]
         if len(set(remote)) != len(remote):
             raise MatchError("a bot may take only one seat in a match")
+        if self.start_seats is not None:
+            await self.start_seats(seat_names, game.name)
         match_id = await self.store.next_match_id()
         live = self.prepare(match_id, game, seat_names, seed, clock)
         await self.store.match_started(live.record)

@@ -15,6 +15,8 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.games import game_names
+from arena.hosted import submit as hosted_api
+from arena.hosted.manager import HostedManager
 from arena.ratings import RatingError, RatingModel
 from arena.server import convert, ladder_pb
 from arena.server.auth import abort, authenticate, require, with_article
@@ -23,6 +25,7 @@ from arena.server.matches import WATCH_BUFFER, MatchError, MatchHost, Update, su
 from arena.server.sessions import Hangup, Session, SessionRegistry
 from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import NameTaken, NotFound, Store, StoreError
+from arena.store.hosted import NotYourBot
 from arena.store.ratings import RatingStore
 from arena.store.store import BotRecord
 from arena.v1 import arena_service_pb2 as api_pb
@@ -79,7 +82,7 @@ class BotServicer(bot_grpc.BotServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"Hello.games names unknown games {', '.join(unknown)}; the arena plays {', '.join(game_names())}",
             )
-        session, resumed = self.sessions.open(principal.name, hello)
+        session, resumed = self.sessions.open(principal.name, hello, principal.launch)
         welcome = bot_pb.Welcome(
             session_id=session.id,
             bot_name=session.bot,
@@ -140,12 +143,14 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         host: MatchHost,
         ratings: RatingStore | None = None,
         ladder: Ladder | None = None,
+        hosted: HostedManager | None = None,
     ) -> None:
         self.store = store
         self.sessions = sessions
         self.host = host
         self.ratings = ratings or RatingStore(store.redis)
         self.ladder = ladder
+        self.hosted = hosted
 
     async def CreateOwner(
         self, request: api_pb.CreateOwnerRequest, context: grpc.aio.ServicerContext
@@ -300,6 +305,31 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             game=request.game, results=len(book.applied), bots=len(book.ratings), parameters=book.model.to_dict()
         )
 
+    async def SubmitBot(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> api_pb.SubmitBotResponse:
+        owner = await require(
+            self.store, context, "owner", why="a bot's code is submitted by its owner: use an owner token"
+        )
+        if self.hosted is None or self.hosted.refusal:
+            refusal = self.hosted.refusal if self.hosted else "this arena runs no hosted bots"
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, refusal)
+        async with _store_errors(context):
+            first, package = await hosted_api.read_upload(request_iterator)
+            done = await hosted_api.submit(self.store, owner.name, first.name, first.game, first.run, package,
+                                           self.hosted.config.validation)  # fmt: skip
+        return api_pb.SubmitBotResponse(version=hosted_api.version_pb(done.version), stderr_tail=done.stderr_tail)
+
+    async def GetBotLogs(
+        self, request: api_pb.GetBotLogsRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.GetBotLogsResponse:
+        caller = await require(self.store, context, "owner", "admin")
+        async with _store_errors(context):
+            versions, runs = await hosted_api.bot_logs(self.store, caller, request.name, min(request.limit or 10, 50))
+        return api_pb.GetBotLogsResponse(
+            name=request.name,
+            versions=[hosted_api.version_pb(version) for version in versions],
+            runs=[hosted_api.run_pb(run) for run in runs],
+        )
+
     def _bot_info(self, bot: BotRecord) -> api_pb.BotInfo:
         return api_pb.BotInfo(
             name=bot.name,
@@ -337,5 +367,7 @@ async def _store_errors(context: grpc.aio.ServicerContext) -> AsyncIterator[None
         await abort(context, grpc.StatusCode.ALREADY_EXISTS, str(error))
     except NotFound as error:
         await abort(context, grpc.StatusCode.NOT_FOUND, str(error))
+    except NotYourBot as error:
+        await abort(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
     except StoreError as error:
         await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))

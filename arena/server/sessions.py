@@ -75,9 +75,11 @@ class Pending:
 class Session:
     """One bot process's session; outlives its stream by the grace period."""
 
-    def __init__(self, bot: str, hello: bot_pb.Hello, limits: Limits) -> None:
+    def __init__(self, bot: str, hello: bot_pb.Hello, limits: Limits, launch: str = "") -> None:
         self.id = "s-" + secrets.token_urlsafe(12)
         self.bot = bot
+        self.launch = launch
+        """The hosted launch whose process this is ("" for a bot its owner runs)."""
         self.games = frozenset(hello.games)
         self.max_matches = max(1, hello.max_matches)
         self.join_ladder = hello.join_ladder
@@ -239,13 +241,13 @@ class SessionRegistry:
     on_change: Callable[[Session], None] | None = None
     """Told when a session opens, resumes or ends (the ladder restates its queue entries)."""
 
-    def open(self, bot: str, hello: bot_pb.Hello) -> tuple[Session, bool]:
+    def open(self, bot: str, hello: bot_pb.Hello, launch: str = "") -> tuple[Session, bool]:
         """The session a Hello asks for: the one it resumes (if it is this bot's and still alive), else a new one."""
         resumed = self.by_id.get(hello.resume_session_id) if hello.resume_session_id else None
-        if resumed is not None and resumed.bot == bot and not resumed.gone:
+        if resumed is not None and resumed.bot == bot and resumed.launch == launch and not resumed.gone:
             self._changed(resumed)
             return resumed, True
-        session = Session(bot, hello, self.limits)
+        session = Session(bot, hello, self.limits, launch)
         self.by_id[session.id] = session
         self._changed(session)
         return session, False

@@ -288,6 +288,8 @@ class WorkHost:
             ]  # fmt: skip
             remote = await find_sessions(self.store.redis, away, self.consumer) if away else None
             try:
+                if self.host.start_seats is not None:
+                    await self.host.start_seats(order.seats, game.name)
                 live = self.host.prepare(order.match_id, game, order.seats, seed, clock, order.tournament, remote)
             except SeatUnavailable as missing:
                 if asyncio.get_running_loop().time() < deadline:

@@ -42,6 +42,14 @@
 |                                  |        | sessions on every node (expires unless refreshed)    |
 | arena:session:{id}:inbox         | stream | messages for a session from hosts on other nodes     |
 | arena:match:{id}:replies:{seat}  | stream | a relayed seat's answers, for the hosting node       |
+| arena:hosted:{bot}               | hash   | version (latest uploaded), active (the version that  |
+|                                  |        | plays, 0 for none)                                   |
+| arena:hosted:{bot}:v{n}          | hash   | version, sha256, size, run, status, reason,          |
+|                                  |        | created_ms, match_id, package (the .tar.gz bytes)    |
+| arena:hosted:{bot}:runs          | list   | runs of the bot's processes (JSON: version, matches, |
+|                                  |        | ending, stderr tail), newest first, capped           |
+| arena:hosted-token:{sha256}      | string | "{bot}:{launch}": a token minted for one hosted      |
+|                                  |        | process (PX expiry; deleted when it is stopped)      |
 """
 
 from __future__ import annotations
@@ -164,3 +172,22 @@ def session_inbox(session_id: str) -> str:
 
 def match_replies(match_id: str, seat: int) -> str:
     return f"{PREFIX}match:{match_id}:replies:{seat}"
+
+
+# -- hosted bots (arena/store/hosted.py) ----------------------------------------------------------
+
+
+def hosted(bot_name: str) -> str:
+    return f"{PREFIX}hosted:{bot_name}"
+
+
+def hosted_version(bot_name: str, version: int) -> str:
+    return f"{PREFIX}hosted:{bot_name}:v{version}"
+
+
+def hosted_runs(bot_name: str) -> str:
+    return f"{PREFIX}hosted:{bot_name}:runs"
+
+
+def hosted_token(token_hash: str) -> str:
+    return f"{PREFIX}hosted-token:{token_hash}"

@@ -117,6 +117,28 @@ class RatingStore:
         pipe.delete(keys.rating_model(game))
         pipe.hset(keys.rating_model(game), mapping={name: _number(value) for name, value in model.to_dict().items()})
 
+    async def widen(self, game: str, bot: str) -> BotRating | None:
+        """Widen a rated bot's sigma for its new version (RatingModel.widened); None if it has no rating."""
+        model = await self.model(game)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for _ in range(MAX_ATTEMPTS):
+                try:
+                    await pipe.watch(keys.rating(game, bot))
+                    stored = await pipe.hgetall(keys.rating(game, bot))
+                    if not stored:
+                        return None
+                    row = BotRating.from_dict(bot, {_text(name): _text(value) for name, value in stored.items()})
+                    rating = model.widened(row.rating)
+                    widened = BotRating(bot, rating.mu, rating.sigma, row.games)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.hset(keys.rating(game, bot), "sigma", _number(widened.sigma))
+                    pipe.zadd(keys.leaderboard(game), {bot: widened.conservative})
+                    await pipe.execute()
+                    return widened
+                except WatchError:
+                    continue
+        raise RatingStoreError(f"the rating of {bot} in {game} kept changing; widen it again")
+
     # -- applying results --------------------------------------------------------------------------
 
     async def apply(self, game: str, result: ResultRecord) -> RatingUpdate | None:

@@ -24,6 +24,8 @@ from arena.store import keys
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,40}")
 TOKEN_PREFIX = {"admin": "ata_", "owner": "ato_", "bot": "atb_"}
 """Tokens start with their kind, so a person can tell them apart; the rest is the secret."""
+HOSTED_TOKEN_PREFIX = "ath_"
+"""A token the arena minted for one hosted bot process (arena/store/hosted.py makes them)."""
 
 PrincipalKind = Literal["admin", "owner", "bot"]
 
@@ -46,6 +48,8 @@ class Principal:
 
     kind: PrincipalKind
     name: str
+    launch: str = ""
+    """For a hosted bot's process, the launch it belongs to (its token was minted for it)."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,12 @@ class Store:
     async def authenticate(self, token: str) -> Principal | None:
         """Whose token this is, or None; hashes are compared in constant time."""
         digest = token_hash(token)
+        if token.startswith(HOSTED_TOKEN_PREFIX):
+            launch = await self.redis.get(keys.hosted_token(digest))
+            if launch is None:
+                return None
+            bot, _, launch_id = _text(launch).partition(":")
+            return Principal("bot", bot, launch_id)
         if token.startswith(TOKEN_PREFIX["admin"]):
             stored = await self.redis.hget(keys.ADMIN, "token_hash")
             return Principal("admin", "admin") if stored and hmac.compare_digest(_text(stored), digest) else None

@@ -9,11 +9,16 @@
 // The token and server may also come from ARENA_TOKEN and ARENA_SERVER.
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+// The contract: a proto/ folder next to this file (as a hosted bot's package carries it), else
+// the repository's.
+const PROTO_ROOT = [path.join(__dirname, 'proto'), path.resolve(__dirname, '..', '..', 'proto')].find((dir) =>
+  fs.existsSync(path.join(dir, 'arena', 'v1', 'bot_service.proto')),
+);
 const LIMIT = 13;
 const FATAL = new Set([
   grpc.status.UNAUTHENTICATED,

@@ -1,0 +1,242 @@
+"""The node's hosted bots: a process per launch, started when a match needs the bot, killed when its matches end.
+
+When a match host is about to seat a hosted bot that has no session with room here, the manager
+unpacks the bot's active version into a fresh private directory, mints a token for this one
+launch, and starts the bot's run command in the sandbox with ARENA_SERVER pointing at the node's
+Unix socket. The process is an ordinary SDK bot: it connects, says Hello, and the host seats its
+session like any other. A watch loop then follows every launch: a process that exits forfeits
+its seats at once (its session is closed without the grace period), one that never connects or
+never gets a match is stopped, and one whose matches all ended is killed with everything it
+started. The end of its stderr is stored as a run, for its owner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.hosted.package import PackageError, unpack
+from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
+from arena.hosted.submit import ValidationConfig
+from arena.server.matches import BUILTIN_PREFIX, MatchError
+from arena.server.sessions import Session, SessionRegistry
+from arena.store import Store
+from arena.store.hosted import HostedRun, HostedStore
+from arena.store.store import now_ms
+
+log = logging.getLogger(__name__)
+
+PYTHON_NAMES = frozenset({"python", "python3"})
+"""A run command starting with one of these runs on the arena's own interpreter (it has the SDK)."""
+UNSAFE_ENV = "ARENA_UNSAFE_NO_SANDBOX"
+"""Set (not "0") to run hosted bots without a sandbox where there is none: `arena serve --unsafe-no-sandbox`."""
+
+
+@dataclass(frozen=True)
+class HostedConfig:
+    """How this node runs hosted bots."""
+
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    unsafe_no_sandbox: bool = field(default_factory=lambda: os.environ.get(UNSAFE_ENV, "") not in ("", "0"))
+    """Run hosted bots even where the sandbox is not available (no network namespace or cgroup)."""
+    connect_timeout: float = 20.0
+    """Seconds a started bot has to connect and say Hello."""
+    idle_timeout: float = 60.0
+    """Seconds a connected bot may wait for its first match before it is stopped."""
+    stderr_bytes: int = 64 << 10
+    """How much of the end of a run's stderr is kept."""
+    poll: float = 0.05
+    """Seconds between two looks at the running launches."""
+    token_lifetime: float = 24 * 3600.0
+    """The most a launch's token lives; it is deleted when the launch stops."""
+    validation: ValidationConfig = field(default_factory=ValidationConfig)
+    """The validation match of a new version (SubmitBot on this node)."""
+
+
+@dataclass
+class Launch:
+    """One started process of a hosted bot."""
+
+    id: str
+    bot: str
+    version: int
+    sandboxed: Sandboxed
+    workdir: Path
+    token: str
+    started: float = field(default_factory=time.monotonic)
+    started_ms: int = field(default_factory=now_ms)
+    session: Session | None = None
+    connected: float = 0.0
+    matches: set[str] = field(default_factory=set)
+    stderr: bytearray = field(default_factory=bytearray)
+    reader: asyncio.Task[None] | None = None
+    ending: str = ""
+    """Why it stopped; set once, when it does."""
+
+
+class HostedManager:
+    """Starts, follows and stops this node's hosted bot processes."""
+
+    def __init__(
+        self, store: Store, sessions: SessionRegistry, socket_path: str, sandbox: Sandbox, config: HostedConfig,
+        node: str,
+    ) -> None:  # fmt: skip
+        self.store = store
+        self.hosted = HostedStore(store.redis)
+        self.sessions = sessions
+        self.socket_path = socket_path
+        self.sandbox = sandbox
+        self.config = config
+        self.node = node
+        self.launches: dict[str, Launch] = {}
+        self._watch: asyncio.Task[None] | None = None
+
+    @property
+    def refusal(self) -> str:
+        """Why this node refuses hosted bots ("" when it runs them)."""
+        if self.sandbox.confined or self.config.unsafe_no_sandbox:
+            return ""
+        return f"this node runs no hosted bots: {self.sandbox.problem}; start it with --unsafe-no-sandbox to run them anyway"
+
+    def start(self) -> None:
+        self._watch = asyncio.create_task(self._watch_loop(), name="hosted bots")
+
+    async def stop(self) -> None:
+        """Stop every launch (the server is stopping) and the watch loop."""
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+        for launch in list(self.launches.values()):
+            await self._finish(launch, "stopped with the server")
+
+    # -- seating ----------------------------------------------------------------------------
+
+    async def start_seats(self, names: Sequence[str], game: str) -> None:
+        """Make every hosted bot among `names` connected here with room for a match; MatchError when one cannot be."""
+        for name in names:
+            if name.startswith(BUILTIN_PREFIX):
+                continue
+            bot = await self.store.get_bot(name)
+            if bot is None or bot.kind != "hosted":
+                continue
+            if any(s.attached and s.plays(game) and s.has_room() for s in self.sessions.of_bot(name)):
+                continue
+            launch = next((one for one in self.launches.values() if one.bot == name and one.session is None), None)
+            if launch is None:
+                launch = await self._launch(name)
+            await self._connected(launch)
+
+    async def _launch(self, bot: str) -> Launch:
+        if self.refusal:
+            raise MatchError(self.refusal)
+        version = await self.hosted.active(bot)
+        if version is None:
+            raise MatchError(f"hosted bot {bot!r} has no working version (see arena bot logs {bot})")
+        launch_id = secrets.token_urlsafe(9)
+        workdir = Path(tempfile.mkdtemp(prefix=f"arena-hosted-{bot}-"))
+        try:
+            unpack(await self.hosted.package(bot, version.version), workdir)
+            argv = shlex.split(version.run)
+            if argv[0] in PYTHON_NAMES:
+                argv[0] = sys.executable
+            token = await self.hosted.mint_token(bot, launch_id, self.config.token_lifetime)
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "TMPDIR": str(workdir),
+                "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
+                "ARENA_SERVER": f"unix:{self.socket_path}", "ARENA_TOKEN": token,
+            }  # fmt: skip
+            sandboxed = await self.sandbox.start(argv, workdir, env)
+        except (OSError, PackageError, ValueError) as error:
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise MatchError(f"hosted bot {bot!r} version {version.version} could not be started: {error}") from None
+        launch = Launch(launch_id, bot, version.version, sandboxed, workdir, token)
+        launch.reader = asyncio.create_task(self._read_stderr(launch), name=f"stderr of {bot}")
+        self.launches[launch_id] = launch
+        log.info("started hosted bot %s version %d (launch %s)", bot, version.version, launch_id)
+        return launch
+
+    async def _connected(self, launch: Launch) -> None:
+        """Wait until the launch's session is there; MatchError when the process stops first."""
+        while launch.session is None:
+            if launch.ending:
+                raise MatchError(f"hosted bot {launch.bot!r} did not connect: {launch.ending}")
+            await asyncio.sleep(self.config.poll)
+
+    async def _read_stderr(self, launch: Launch) -> None:
+        stream = launch.sandboxed.process.stderr
+        assert stream is not None, "the sandbox pipes stderr"
+        while chunk := await stream.read(1 << 16):
+            launch.stderr += chunk
+            del launch.stderr[: -self.config.stderr_bytes]
+
+    # -- following --------------------------------------------------------------------------
+
+    async def _watch_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.poll)
+            for launch in list(self.launches.values()):
+                try:
+                    ending = self._ending(launch)
+                    if ending:
+                        await self._finish(launch, ending)
+                except Exception:
+                    log.exception("following hosted bot %s", launch.bot)
+
+    def _ending(self, launch: Launch) -> str:
+        """Why the launch should stop now, or ""."""
+        now = time.monotonic()
+        if launch.session is None:
+            launch.session = next((s for s in self.sessions.by_id.values() if s.launch == launch.id), None)
+            if launch.session is not None:
+                launch.connected = now
+        code = launch.sandboxed.process.returncode
+        if code is not None:
+            return f"exited with code {code}" if code >= 0 else f"killed by signal {-code}"
+        session = launch.session
+        if session is None:
+            return "never connected" if now - launch.started > self.config.connect_timeout else ""
+        if session.gone:
+            return "its session ended"
+        launch.matches |= session.matches
+        if launch.matches and not session.matches:
+            return "stopped at the end of its matches"
+        if not launch.matches and now - launch.connected > self.config.idle_timeout:
+            return "no match came"
+        return ""
+
+    async def _finish(self, launch: Launch, ending: str) -> None:
+        """Kill the launch with all it started, forfeit what it still plays, keep its stderr as a run."""
+        if launch.ending:
+            return
+        launch.ending = ending
+        await launch.sandboxed.kill()
+        if launch.reader is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(launch.reader, 2.0)
+        if launch.session is not None:
+            launch.matches |= launch.session.matches
+            if not launch.session.gone:
+                self.sessions.expire(launch.session)
+        self.launches.pop(launch.id, None)
+        shutil.rmtree(launch.workdir, ignore_errors=True)
+        stderr = launch.stderr.decode(errors="replace")
+        run = HostedRun(launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), ending, stderr,
+                        self.node)  # fmt: skip
+        try:
+            await self.hosted.drop_token(launch.token)
+            await self.hosted.add_run(launch.bot, run)
+        except Exception:
+            log.exception("storing the run of hosted bot %s", launch.bot)
+        log.info("hosted bot %s (launch %s): %s", launch.bot, launch.id, ending)

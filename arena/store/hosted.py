@@ -1,0 +1,171 @@
+"""Hosted bots in Redis: their versions (package and record together), their runs' logs, launch tokens.
+
+A new version is one MULTI/EXEC under WATCH: the version record with its package, the bot's
+latest and active version, and the bot's kind, or nothing. The active version is the one that
+plays: a new upload becomes active at once (its validation match must seat it); a version that
+fails validation hands the place back to the newest version that passed, if any.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import WatchError
+
+from arena.store import keys
+from arena.store.store import HOSTED_TOKEN_PREFIX, NotFound, StoreError, now_ms, token_hash
+
+RUNS_KEPT = 50
+"""Runs (with their stderr tails) kept per bot."""
+VALIDATING, OK, FAILED = "validating", "ok", "failed"
+
+
+class NotYourBot(StoreError):
+    """A valid owner token for a bot of another owner."""
+
+
+@dataclass(frozen=True)
+class HostedVersion:
+    """One uploaded version (without its package bytes)."""
+
+    version: int
+    sha256: str
+    size: int
+    run: str
+    status: str
+    reason: str
+    created_ms: int
+    match_id: str = ""
+
+
+@dataclass(frozen=True)
+class HostedRun:
+    """One process a node ran for a hosted bot, as its owner sees it afterwards."""
+
+    version: int
+    match_ids: tuple[str, ...]
+    started_ms: int
+    ended_ms: int
+    ending: str
+    stderr: str
+    node: str
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> HostedRun:
+        data = json.loads(text)
+        data["match_ids"] = tuple(data["match_ids"])
+        return cls(**data)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _version(data: dict[Any, Any]) -> HostedVersion:
+    text = {_text(key): _text(value) for key, value in data.items() if _text(key) != "package"}
+    return HostedVersion(int(text["version"]), text["sha256"], int(text["size"]), text["run"], text["status"],
+                         text.get("reason", ""), int(text["created_ms"]), text.get("match_id", ""))  # fmt: skip
+
+
+class HostedStore:
+    """Typed access to the hosted bots' data."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+
+    async def add_version(self, bot: str, sha256: str, package: bytes, run: str) -> HostedVersion:
+        """Store a new version of registered bot `bot` and make it active, atomically."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for _ in range(10):
+                try:
+                    await pipe.watch(keys.bot(bot), keys.hosted(bot))
+                    if not await pipe.exists(keys.bot(bot)):
+                        raise NotFound(f"no bot named {bot!r}; register it first (arena bot register)")
+                    latest = int(await pipe.hget(keys.hosted(bot), "version") or 0)
+                    version = HostedVersion(latest + 1, sha256, len(package), run, VALIDATING, "", now_ms())
+                    record = {**{k: str(v) for k, v in asdict(version).items()}, "package": package}
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.hset(keys.hosted_version(bot, version.version), mapping=record)  # type: ignore[arg-type]
+                    pipe.hset(keys.hosted(bot), mapping={"version": version.version, "active": version.version})
+                    pipe.hset(keys.bot(bot), "kind", "hosted")
+                    await pipe.execute()
+                    return version
+                except WatchError:
+                    continue
+        raise StoreError(f"bot {bot!r} is being changed by someone else; try again")
+
+    async def set_validation_match(self, bot: str, version: int, match_id: str) -> None:
+        await self.redis.hset(keys.hosted_version(bot, version), "match_id", match_id)
+
+    async def finish_validation(self, bot: str, version: int, reason: str) -> None:
+        """Mark a version ok (`reason` "") or failed; a failed active one gives way to the newest ok one."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for _ in range(10):
+                try:
+                    await pipe.watch(keys.hosted(bot))
+                    active = int(await pipe.hget(keys.hosted(bot), "active") or 0)
+                    fallback = active
+                    if reason and active == version:
+                        fallback = 0
+                        for older in range(version - 1, 0, -1):
+                            if _text(await pipe.hget(keys.hosted_version(bot, older), "status") or b"") == OK:
+                                fallback = older
+                                break
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.hset(keys.hosted_version(bot, version), mapping={"status": FAILED if reason else OK,
+                                                                           "reason": reason})  # fmt: skip
+                    pipe.hset(keys.hosted(bot), "active", fallback)
+                    await pipe.execute()
+                    return
+                except WatchError:
+                    continue
+
+    async def active(self, bot: str) -> HostedVersion | None:
+        """The version that plays now, or None when the bot has no working version."""
+        active = int(await self.redis.hget(keys.hosted(bot), "active") or 0)
+        if not active:
+            return None
+        data = await self.redis.hgetall(keys.hosted_version(bot, active))
+        return _version(data) if data else None
+
+    async def package(self, bot: str, version: int) -> bytes:
+        data = await self.redis.hget(keys.hosted_version(bot, version), "package")
+        if data is None:
+            raise NotFound(f"bot {bot!r} has no version {version}")
+        return data if isinstance(data, bytes) else data.encode()
+
+    async def versions(self, bot: str) -> list[HostedVersion]:
+        """Every version, newest first."""
+        latest = int(await self.redis.hget(keys.hosted(bot), "version") or 0)
+        pipe = self.redis.pipeline(transaction=False)
+        fields = ["version", "sha256", "size", "run", "status", "reason", "created_ms", "match_id"]
+        for version in range(latest, 0, -1):
+            pipe.hmget(keys.hosted_version(bot, version), fields)
+        rows = await pipe.execute()
+        return [_version(dict(zip(fields, row, strict=True))) for row in rows if row[0] is not None]
+
+    async def add_run(self, bot: str, run: HostedRun) -> None:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.lpush(keys.hosted_runs(bot), run.to_json())
+        pipe.ltrim(keys.hosted_runs(bot), 0, RUNS_KEPT - 1)
+        await pipe.execute()
+
+    async def runs(self, bot: str, limit: int = 10) -> list[HostedRun]:
+        """The latest runs, newest first."""
+        return [HostedRun.from_json(text) for text in await self.redis.lrange(keys.hosted_runs(bot), 0, limit - 1)]
+
+    async def mint_token(self, bot: str, launch: str, lifetime: float) -> str:
+        """A token for one hosted process; only its hash is stored, for `lifetime` seconds at most."""
+        made = HOSTED_TOKEN_PREFIX + secrets.token_urlsafe(32)
+        await self.redis.set(keys.hosted_token(token_hash(made)), f"{bot}:{launch}", px=int(lifetime * 1000))
+        return made
+
+    async def drop_token(self, token: str) -> None:
+        await self.redis.delete(keys.hosted_token(token_hash(token)))

@@ -1,0 +1,65 @@
+"""A real arena that runs hosted bots in its sandbox, with short timeouts, and helpers to submit them."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from arena.hosted.manager import HostedConfig
+from arena.hosted.package import pack
+from arena.hosted.submit import ValidationConfig
+from arena.match import Clock
+from arena.v1 import arena_service_pb2 as api_pb
+from tests.server.conftest import Arena, bearer, start_arena
+
+HERE = Path(__file__).resolve().parent
+HOSTED = HostedConfig(connect_timeout=4.0, idle_timeout=10.0,
+                      validation=ValidationConfig(clock=Clock(per_move=0.5, bank=1.0), timeout=40.0))  # fmt: skip
+
+
+@pytest_asyncio.fixture
+async def arena(redis_url: str) -> AsyncIterator[Arena]:
+    async with start_arena(redis_url, hosted=HOSTED) as started:
+        yield started
+
+
+def misbehaving(folder: Path, behaviour: str) -> Path:
+    """A bot folder: tests/hosted/misbehaving_bot.py as bot.py, told what to do."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(HERE / "misbehaving_bot.py", folder / "bot.py")
+    (folder / "behaviour.txt").write_text(behaviour)
+    return folder
+
+
+def requests(name: str, folder: Path | None, run: str, game: str = "friday13") -> list[api_pb.SubmitBotRequest]:
+    """A SubmitBot stream: the header, then the packed folder in small chunks."""
+    data = pack(folder).data if folder is not None else b""
+    first = api_pb.SubmitBotRequest(name=name, game=game, run=run)
+    return [first] + [api_pb.SubmitBotRequest(chunk=data[at : at + 100_000]) for at in range(0, len(data), 100_000)]
+
+
+async def submit(
+    arena: Arena, token: str, name: str, folder: Path, run: str = "python bot.py"
+) -> api_pb.SubmitBotResponse:
+    reply: api_pb.SubmitBotResponse = await arena.api.SubmitBot(
+        iter(requests(name, folder, run)), metadata=bearer(token)
+    )
+    return reply
+
+
+async def logs(arena: Arena, token: str, name: str) -> api_pb.GetBotLogsResponse:
+    reply: api_pb.GetBotLogsResponse = await arena.api.GetBotLogs(
+        api_pb.GetBotLogsRequest(name=name), metadata=bearer(token)
+    )
+    return reply
+
+
+@pytest.fixture
+def sandboxed() -> None:
+    """Skip where the kernel refuses the sandbox (the tests need it to mean anything)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("util-linux unshare is not installed")

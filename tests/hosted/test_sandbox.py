@@ -1,0 +1,100 @@
+"""Hosted bots as real processes in the sandbox: what they may not do, and what happens when they try."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.v1 import messages_pb2 as pb
+from tests.hosted.conftest import logs, misbehaving, submit
+from tests.server.conftest import Arena
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_hosted_bot_cannot_open_a_tcp_connection(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "netty")
+    reply = await submit(arena, owner, "netty", misbehaving(tmp_path / "netty", f"tcp {arena.server.port}"))
+    assert reply.version.status == "ok", reply
+    assert "tcp: blocked" in reply.stderr_tail
+    assert "tcp: connected" not in reply.stderr_tail
+
+
+def gone(pid: int) -> bool:
+    """No such process, or only a zombie waiting for its reaper."""
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "State:\tZ" in status.read_text()
+    except FileNotFoundError:
+        return True
+
+
+async def forfeited_but_finished(arena: Arena, match_id: str) -> dict[str, object]:
+    """The validation match ended for the other seats: scores for all, the hosted seat forfeited."""
+    summary, replay = await arena.finished(match_id)
+    assert summary.ended_ms and len(summary.scores) == 4
+    assert summary.termination == pb.TERMINATION_FORFEIT
+    assert replay["forfeited"] == [0]
+    return replay
+
+
+async def test_a_bot_past_its_memory_limit_is_stopped_and_forfeits(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "hog")
+    reply = await submit(arena, owner, "hog", misbehaving(tmp_path / "hog", "hog"))
+    assert reply.version.status == "failed"
+    assert "forfeited" in reply.version.reason
+    assert "MemoryError" in reply.stderr_tail
+    await forfeited_but_finished(arena, reply.version.validation_match_id)
+
+
+async def test_a_fork_bomb_is_contained_stopped_and_forfeits(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "forky")
+    reply = await submit(arena, owner, "forky", misbehaving(tmp_path / "forky", "fork"))
+    assert reply.version.status == "failed"
+    assert "Resource temporarily unavailable" in reply.stderr_tail
+    await forfeited_but_finished(arena, reply.version.validation_match_id)
+    assert not list(Path("/sys/fs/cgroup/pids").glob("arena-hosted-*")), "every process and its cgroup are gone"
+
+
+async def test_a_bot_that_never_exits_is_killed_at_match_end(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "stayer")
+    reply = await submit(arena, owner, "stayer", misbehaving(tmp_path / "stayer", "linger"))
+    assert reply.version.status == "ok", reply
+    run = (await logs(arena, owner, "stayer")).runs[0]
+    assert run.ending == "stopped at the end of its matches"
+    assert run.match_ids == [reply.version.validation_match_id]
+    child = int(run.stderr.split("linger: child ")[1].split()[0])
+    assert gone(child), "its child in a session of its own was killed too"
+
+
+async def test_a_bot_that_never_answers_fails_validation(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "quiet")
+    reply = await submit(arena, owner, "quiet", misbehaving(tmp_path / "quiet", "silent"))
+    assert reply.version.status == "failed"
+    assert "did not answer in time" in reply.version.reason
+
+
+async def test_a_bot_that_crashes_before_connecting_fails_and_shows_its_stderr(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "crashy")
+    reply = await submit(arena, owner, "crashy", misbehaving(tmp_path / "crashy", "crash"))
+    assert reply.version.status == "failed"
+    assert "never connected" in reply.version.reason
+    assert "crash: no luck today" in reply.stderr_tail
+    run = (await logs(arena, owner, "crashy")).runs[0]
+    assert run.ending == "exited with code 1"
+
+
+async def test_a_bot_that_never_connects_is_stopped_and_fails(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "mute")
+    reply = await submit(arena, owner, "mute", misbehaving(tmp_path / "mute", "mute"))
+    assert reply.version.status == "failed"
+    run = (await logs(arena, owner, "mute")).runs[0]
+    assert run.ending == "never connected"
