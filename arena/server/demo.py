@@ -3,7 +3,8 @@
 A server on the embedded Redis; an owner and the sample bots (Python random, heuristic and
 Monte Carlo, and the Node bot when node and npm are installed) registered and started as real
 gRPC client processes, on the ladder; a rated round-robin tournament of friday13 and one of
-amigo13 through the work stream; then the tournament tables and the leaderboards. With `stay`
+amigo13 through the work stream, with the heuristic Python bot also uploaded once as a hosted bot
+that the arena runs in its sandbox; then the tournament tables and the leaderboards. With `stay`
 the server keeps serving until Ctrl-C.
 """
 
@@ -27,6 +28,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from arena.hosted import submit as hosted_api
+from arena.hosted.package import pack
+from arena.hosted.submit import ValidationConfig
 from arena.server.app import RunningServer, ServerConfig, running
 from arena.server.ladder import DEFAULT_SIZES, LadderConfig
 from arena.server.tournaments import create_tournament, live_table
@@ -37,6 +41,7 @@ from arena.tournaments import TournamentSpec, TournamentTable
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = ROOT / "sample_bots"
+HOSTED_BOT = "py-hosted-heuristic"
 OWNER = "demo"
 GAMES = ("friday13", "amigo13")
 
@@ -120,6 +125,20 @@ async def register(store: Store, bots: list[DemoBot]) -> dict[str, str]:
         except NameTaken:
             tokens[bot.name] = await store.rotate_bot_token(bot.name)
     return tokens
+
+
+async def submit_hosted(store: Store, note: Callable[[str], None]) -> list[str]:
+    """The heuristic Python sample as a hosted bot: uploaded, validated, and run by the arena per match."""
+    with contextlib.suppress(NameTaken):
+        await store.register_bot(OWNER, HOSTED_BOT, GAMES, "python", "a sample bot the arena hosts")
+    package = pack(SAMPLE_BOTS / "python")
+    done = await hosted_api.submit(store, OWNER, HOSTED_BOT, "friday13", "python heuristic_bot.py", package.data,
+                                   ValidationConfig())  # fmt: skip
+    if done.version.status != "ok":
+        note(f"demo: the hosted bot is left out: {done.version.reason}")
+        return []
+    note(f"demo: {HOSTED_BOT} uploaded (version {done.version.version}); the arena runs it in its sandbox")
+    return [HOSTED_BOT]
 
 
 async def wait_connected(arena: RunningServer, names: set[str], processes: list[subprocess.Popen[bytes]]) -> None:
@@ -207,7 +226,8 @@ async def run_demo(data_dir: Path | None, port: int, quick: bool, stay: bool, co
         with bot_processes(bots, tokens, arena.address, default_max_matches(), ladder=not quick) as processes:
             await wait_connected(arena, {bot.name for bot in bots}, processes)
             console.print(f"demo: {len(bots)} bots connected: {', '.join(bot.name for bot in bots)}")
-            specs = tournament_specs([bot.name for bot in bots], quick)
+            hosted = await submit_hosted(arena.store, console.print)
+            specs = tournament_specs([bot.name for bot in bots] + hosted, quick)
             rated_before = await rated_results(arena.store)
             started = time.perf_counter()
             with Progress(
