@@ -216,6 +216,10 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
     metavar="GAME=N",
     help="Seats of a ladder table, e.g. friday13=5 (repeatable; default 4 for the card games, 2 for board13).",
 )
+@click.option(
+    "--http-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    help="Port of the web UI and its JSON API, on the same --host (0: any free port).",
+)  # fmt: skip
 def serve(
     unsafe_no_sandbox: bool,
     host: str,
@@ -228,6 +232,7 @@ def serve(
     bank_ms: int,
     grace_ms: int,
     ladder_sizes: tuple[str, ...],
+    http_port: int,
 ) -> None:
     """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
 
@@ -241,7 +246,7 @@ def serve(
         os.environ[UNSAFE_ENV] = "1"
     try:
         run_server(host, port, data_dir, redis_url, tls_cert, tls_key, Clock(per_move_ms / 1000, bank_ms / 1000),
-                   grace_ms / 1000, ladder_sizes)  # fmt: skip
+                   grace_ms / 1000, ladder_sizes, http_port)  # fmt: skip
     except CommandError as error:
         raise click.ClickException(str(error)) from None
 
@@ -481,7 +486,11 @@ def run_rpc(server: str, call: Any) -> Any:
 @click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True, help="Port to serve on.")
 @click.option("--quick", is_flag=True, help="Short tournaments (a few seconds), for a first look and for tests.")
 @click.option("--stay", is_flag=True, help="Keep serving after the tournaments, until Ctrl-C.")
-def demo(data_dir: Path | None, port: int, quick: bool, stay: bool) -> None:
+@click.option(
+    "--http-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    help="Port of the web UI (0: any free port).",
+)  # fmt: skip
+def demo(data_dir: Path | None, port: int, quick: bool, stay: bool, http_port: int) -> None:
     """The whole arena in one command: a server, the sample bots, rated tournaments, the leaderboards.
 
     Starts a server on the embedded Redis, registers the sample bots (Python random, heuristic and
@@ -492,7 +501,7 @@ def demo(data_dir: Path | None, port: int, quick: bool, stay: bool) -> None:
     from arena.server.demo import run_demo
 
     try:
-        asyncio.run(run_demo(data_dir, port, quick, stay, console))
+        asyncio.run(run_demo(data_dir, port, quick, stay, console, http_port))
     except KeyboardInterrupt:
         console.print("demo: stopped")
     except (OSError, RuntimeError, TimeoutError) as problem:

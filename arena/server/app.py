@@ -33,6 +33,7 @@ from arena.store import Store, open_redis
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
+from arena.web import WebData, WebServer, start_web
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,9 @@ class ServerConfig:
     work: WorkConfig = field(default_factory=WorkConfig)
     ladder: LadderConfig = field(default_factory=LadderConfig)
     """Ladder table sizes per game and the matchmaker's timing."""
+    http_host: str = "127.0.0.1"
+    http_port: int | None = None
+    """Where the web UI listens (0: any free port); None: no web UI."""
 
 
 @dataclass
@@ -79,6 +83,7 @@ class RunningServer:
     ratings: RatingStore | None = None
     work: WorkHost | None = None
     ladder: Ladder | None = None
+    web: WebServer | None = None
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -136,11 +141,16 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     work.result_hooks.append(TournamentProgress(store))
     await work.start()
     ladder_task = asyncio.create_task(ladder.run(), name="ladder")
+    web: WebServer | None = None
     try:
+        if config.http_port is not None:
+            web = await start_web(WebData(store, ratings, host), config.http_host, config.http_port)
         yield RunningServer(
-            f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings, work, ladder
+            f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings, work, ladder, web
         )
     finally:
+        if web is not None:
+            await web.stop()
         await health.enter_graceful_shutdown()
         await ladder.stop(ladder_task)
         await work.stop()
@@ -164,6 +174,8 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
         where = config.redis_url or f"embedded, data in {config.data_dir}"
         scheme = "TLS" if config.tls_cert else "plaintext"
         announce(f"arena: serving on {arena.address} ({scheme}; Redis: {where})")
+        if arena.web is not None:
+            announce(f"arena: web UI on {arena.web.url}")
         if arena.new_admin_token:
             announce(f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} to replace it):")
             announce(arena.new_admin_token)

@@ -17,6 +17,7 @@ from arena.store import RedisUnavailable
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import messages_pb2 as pb
+from arena.web import WebUnavailable
 
 
 class CommandError(Exception):
@@ -33,6 +34,7 @@ def run_server(
     clock: Clock,
     grace: float,
     ladder_sizes: Sequence[str] = (),
+    http_port: int | None = None,
 ) -> None:
     if (tls_cert is None) != (tls_key is None):
         raise CommandError("give both --tls-cert and --tls-key, or neither")
@@ -45,10 +47,11 @@ def run_server(
     config = config_from_env(
         ServerConfig(host, port, data_dir, redis_url, tls_cert, tls_key, clock, Limits(grace=grace), ladder=ladder)
     )
+    config.http_host, config.http_port = host, http_port
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve(config, announce=lambda line: print(line, flush=True)))
-    except RedisUnavailable as error:
+    except (RedisUnavailable, WebUnavailable) as error:
         raise CommandError(str(error)) from None
     except RuntimeError as error:
         if "bind" in str(error).lower():

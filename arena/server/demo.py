@@ -191,14 +191,20 @@ async def leaderboards(store: Store) -> dict[str, list[LeaderboardRow]]:
 
 
 @contextlib.asynccontextmanager
-async def demo_server(data_dir: Path | None, port: int) -> AsyncIterator[tuple[RunningServer, Path]]:
+async def demo_server(
+    data_dir: Path | None, port: int, http_port: int | None = None
+) -> AsyncIterator[tuple[RunningServer, Path]]:
     with contextlib.ExitStack() as stack:
         if data_dir is None:
             data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-demo-")))
         # Tables of three on the ladder: the three Python bots join it (the Node bot plays tournaments only).
         ladder = LadderConfig(sizes={**DEFAULT_SIZES, "friday13": 3, "amigo13": 3})
         config = ServerConfig(
-            port=port, data_dir=data_dir, admin_token="ata_" + secrets.token_urlsafe(24), ladder=ladder
+            port=port,
+            data_dir=data_dir,
+            admin_token="ata_" + secrets.token_urlsafe(24),
+            ladder=ladder,
+            http_port=http_port,
         )
         async with open_redis(None, data_dir) as redis, running(config, redis) as arena:
             yield arena, data_dir
@@ -216,12 +222,16 @@ def default_max_matches() -> int:
     return max(2, 2 * (os.cpu_count() or 1))
 
 
-async def run_demo(data_dir: Path | None, port: int, quick: bool, stay: bool, console: Console) -> None:
+async def run_demo(
+    data_dir: Path | None, port: int, quick: bool, stay: bool, console: Console, http_port: int | None = None
+) -> None:
     from arena.cli import print_tournament
 
     bots = demo_bots(lambda line: console.print(line))
-    async with demo_server(data_dir, port) as (arena, where):
+    async with demo_server(data_dir, port, http_port) as (arena, where):
         console.print(f"demo: arena serving on {arena.address} (embedded Redis, data in {where})")
+        if arena.web is not None:
+            console.print(f"demo: web UI on {arena.web.url} (leaderboards, replays, live tournaments)")
         tokens = await register(arena.store, bots)
         with bot_processes(bots, tokens, arena.address, default_max_matches(), ladder=not quick) as processes:
             await wait_connected(arena, {bot.name for bot in bots}, processes)

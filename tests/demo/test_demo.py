@@ -17,7 +17,7 @@ from arena.store import keys
 def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_them_all(tmp_path: Path) -> None:
     data = tmp_path / "demo-data"
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "demo", "--quick", "--port", "0", "--data-dir", str(data)],
+        [sys.executable, "-m", "arena.cli", "demo", "--quick", "--port", "0", "--http-port", "0", "--data-dir", str(data)],
         capture_output=True, text=True, timeout=240, env={**os.environ, "COLUMNS": "160"},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -25,6 +25,7 @@ def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_the
     address = re.search(r"serving on (127\.0\.0\.1:\d+)", out)
     assert address, out
     assert "bots connected: py-random, py-heuristic, py-mc" in out
+    assert re.search(r"demo: web UI on http://127\.0\.0\.1:\d+/", out), out
     for game in ("friday13", "amigo13"):
         assert re.search(rf"demo-{game}-\S+: {game} round-robin, (\d+)/\1 matches", out), out
         assert f"{game} leaderboard" in out

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,12 +22,14 @@ ARENA = [sys.executable, "-m", "arena.cli"]
 def serving(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     env = {key: value for key, value in os.environ.items() if key != "ARENA_ADMIN_TOKEN"}
     process = subprocess.Popen(
-        [*ARENA, "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        [*ARENA, "serve", "--port", str(port), "--data-dir", str(data_dir), "--http-port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
     assert process.stdout is not None
     lines = [process.stdout.readline().strip()]
     assert lines[0].startswith(f"arena: serving on 127.0.0.1:{port}"), lines
+    lines.append(process.stdout.readline().strip())
+    assert lines[1].startswith("arena: web UI on http://127.0.0.1:"), lines
     try:
         yield process, lines
     finally:
@@ -50,6 +54,9 @@ def test_serve_keeps_its_data_in_the_embedded_redis_and_prints_the_admin_token_o
                         "--server", f"127.0.0.1:{port}", "--token", token)  # fmt: skip
         assert created.returncode == 0, created.stderr
         match_id = created.stdout.strip()
+        web = lines[1].rpartition(" ")[2]
+        with urllib.request.urlopen(f"{web}api/matches/{match_id}", timeout=10) as page:
+            assert json.loads(page.read())["match"]["seats"][2] == "builtin:heuristic"
         wrong = arena(
             "match", "create", "friday13", "--seats", "x,y,z", "--server", f"127.0.0.1:{port}", "--token", token
         )

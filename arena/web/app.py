@@ -1,0 +1,173 @@
+"""The web UI and its read-only JSON API (FastAPI), served by uvicorn in the arena's own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import uvicorn
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from arena.web import data
+from arena.web.data import MAX_LIMIT, NotFoundError, WebData
+
+STATIC = Path(__file__).parent / "static"
+SHUTDOWN_GRACE = 1
+"""Seconds open HTTP connections get to finish when the server stops."""
+
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"How many rows, 1 to {MAX_LIMIT}.")]
+
+
+class WebUnavailable(RuntimeError):
+    """The web UI cannot listen where it was asked to; the message says where and why."""
+
+
+def create_app(source: WebData) -> FastAPI:
+    """The API under /api (described at /api/openapi.json) and the pages under /."""
+    app = FastAPI(
+        title="Thirteen Arena",
+        summary="Read-only JSON API of the arena: leaderboards, bots, matches and replays, tournaments.",
+        openapi_url="/api/openapi.json",
+        # The interactive docs pages load their scripts from a CDN; the arena runs offline.
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.add_exception_handler(NotFoundError, _not_found)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(HTTPException, _http_error)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/games", tags=["games"])
+    async def games() -> list[dict[str, Any]]:
+        """The games the arena plays: name, what the score counts, whether lower is better."""
+        return data.games()
+
+    @app.get("/api/leaderboards/{game}", tags=["ratings"])
+    async def leaderboard(game: str, limit: Limit = 100) -> dict[str, Any]:
+        """The game's leaderboard, best first by the conservative rating mu - 3 sigma.
+
+        Each row: rank, bot, conservative, mu, sigma, games (rated matches), last_ms (last played).
+        """
+        return await source.leaderboard(game, limit)
+
+    @app.get("/api/bots", tags=["bots"])
+    async def bots() -> dict[str, Any]:
+        """Registered bots (`bots`: owner, kind, language, games, connected now) and built-in ones (`builtin`)."""
+        return await source.bots()
+
+    @app.get("/api/bots/{name}", tags=["bots"])
+    async def bot(name: str) -> dict[str, Any]:
+        """One bot (`builtin:random` etc. too): its details, per game its rating with the history
+        after every rated match (mu, sigma, games, at in seconds), and its latest matches."""
+        return await source.bot(name)
+
+    @app.get("/api/matches", tags=["matches"])
+    async def matches(
+        game: Annotated[str, Query(description="Only matches of this game.")] = "",
+        bot: Annotated[str, Query(description="Only matches this bot played.")] = "",
+        tournament: Annotated[str, Query(description="Only matches of this tournament.")] = "",
+        limit: Limit = 50,
+    ) -> dict[str, Any]:
+        """Matches newest first: id, game, params, seats, scores, ranks, termination, times, tournament, running."""
+        return await source.matches(game, bot, tournament, limit)
+
+    @app.get("/api/matches/{match_id}", tags=["matches"])
+    async def match(match_id: str) -> dict[str, Any]:
+        """A match. While it runs: `live` with the public view (no hands, no seed) and the moves so far.
+        Once it ended: `replay` (the arena-replay/1 record) and `frames`, the position after every move."""
+        return await source.match(match_id)
+
+    @app.get("/api/tournaments", tags=["tournaments"])
+    async def tournaments(limit: Limit = 50) -> dict[str, Any]:
+        """Tournaments newest first, with their spec and progress (done of total matches)."""
+        return await source.tournaments_list(limit)
+
+    @app.get("/api/tournaments/{name}", tags=["tournaments"])
+    async def tournament(name: str) -> dict[str, Any]:
+        """A tournament's spec, progress and live standings: mean score with its 95% interval, wins,
+        mean rank and TrueSkill mu and sigma."""
+        return await source.tournament(name)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+async def _not_found(request: Request, error: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(error)}, status_code=404)
+
+
+async def _invalid(request: Request, error: Exception) -> JSONResponse:
+    """One line per bad parameter instead of FastAPI's nested error objects."""
+    assert isinstance(error, RequestValidationError)
+    problems = []
+    for problem in error.errors():
+        where = " ".join(str(part) for part in problem["loc"])
+        problems.append(f"{where}: {problem['msg']}")
+    return JSONResponse({"detail": "; ".join(problems)}, status_code=422)
+
+
+async def _http_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, HTTPException)
+    detail = error.detail
+    if error.status_code == 404 and request.url.path.startswith("/api/"):
+        detail = f"no API endpoint {request.url.path}; /api/openapi.json lists them"
+    return JSONResponse({"detail": detail}, status_code=error.status_code, headers=error.headers)
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """uvicorn inside the arena: the arena's own signal handlers stop the process, not uvicorn's."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+@dataclass
+class WebServer:
+    """The running web UI: where it listens, and how to stop it."""
+
+    url: str
+    port: int
+    server: uvicorn.Server
+    task: asyncio.Task[None]
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        await self.task
+
+
+async def start_web(source: WebData, host: str, port: int) -> WebServer:
+    """Serve the web UI on host:port (0: any free port) in the running event loop."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise WebUnavailable(f"cannot serve the web UI on {host}:{port}: {error.strerror}") from None
+    bound: int = listener.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(source), log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=SHUTDOWN_GRACE
+    )
+    server = _EmbeddedServer(config)
+    task = asyncio.create_task(server.serve(sockets=[listener]), name="web")
+    while not server.started:
+        if task.done():
+            await task
+            raise WebUnavailable(f"the web UI on {host}:{port} stopped while starting")
+        await asyncio.sleep(0.01)
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    return WebServer(f"http://{shown}:{bound}/", bound, server, task)

@@ -1,0 +1,296 @@
+"""Stored data as the web API's JSON: leaderboards, bots, matches with their replay frames, tournaments.
+
+Everything is read through the store classes the gRPC service uses, so the web UI and the API
+show the same numbers. A running match shows only its public view (what a spectator may see);
+hands and the seed appear once the match has ended and its replay record is stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from arena.bots import BOTS
+from arena.games import Game, game_names, make_game
+from arena.games.board13.render import board_layout
+from arena.games.board13.rules import Board13Observation
+from arena.games.cards import CardObservation
+from arena.server import convert
+from arena.server.matches import BUILTIN_PREFIX, MatchHost
+from arena.server.tournaments import live_table
+from arena.store import MatchRecord, Store
+from arena.store.ratings import LeaderboardRow, RatingStore
+from arena.store.tournaments import TournamentState, TournamentStore
+
+MAX_LIMIT = 500
+"""The most rows one request may ask for, as in the gRPC API."""
+HISTORY_POINTS = 1000
+RECENT_MATCHES = 20
+FRAME_CACHE = 32
+"""Replays whose frames are kept: an ended match never changes, and viewers ask for the same ones."""
+
+
+class NotFoundError(LookupError):
+    """A game, bot, match or tournament that does not exist; the message says what to do instead."""
+
+
+def games() -> list[dict[str, Any]]:
+    """The games the arena plays, with what their score means."""
+    listed = []
+    for name in game_names():
+        game = make_game(name)
+        listed.append({"name": name, "score_name": game.score_name, "lower_is_better": game.lower_is_better})
+    return listed
+
+
+def check_game(name: str) -> str:
+    if name not in game_names():
+        raise NotFoundError(f"no game {name!r}; the arena plays {', '.join(game_names())}")
+    return name
+
+
+def leaderboard_row(row: LeaderboardRow) -> dict[str, Any]:
+    return {
+        "rank": row.rank,
+        "bot": row.bot,
+        "conservative": row.conservative,
+        "mu": row.mu,
+        "sigma": row.sigma,
+        "games": row.games,
+        "last_ms": row.last_ms,
+    }
+
+
+def match_summary(record: MatchRecord) -> dict[str, Any]:
+    """A match as listed; `running` until its final summary is stored."""
+    return {**dataclasses.asdict(record), "running": not record.ended_ms}
+
+
+def card_view(observation: CardObservation) -> dict[str, Any]:
+    """What a spectator sees of a card game: piles, hand sizes, taken cards, scores (no hands)."""
+    shown = observation.to_dict()
+    return {"kind": "cards", **{key: shown[key] for key in CARD_VIEW_KEYS}}
+
+
+CARD_VIEW_KEYS = ("round", "rounds", "current_player", "piles", "hand_sizes", "draw_pile_size", "dummy_size",
+                  "collected", "scores", "round_penalties")  # fmt: skip
+
+
+def board_view(observation: Board13Observation) -> dict[str, Any]:
+    """The board13 position field by field (board13 has no hidden information)."""
+    shown = observation.to_dict()
+    return {
+        "kind": "board",
+        "board": board_layout(observation.scenario, observation.board),
+        **{key: shown[key] for key in ("current_player", "ply", "ply_limit", "goal", "reserves", "toppled", "scores")},
+    }
+
+
+def public_view(observation: object) -> dict[str, Any]:
+    if isinstance(observation, CardObservation):
+        return card_view(observation)
+    if isinstance(observation, Board13Observation):
+        return board_view(observation)
+    raise TypeError(f"no web view for {type(observation).__name__}")
+
+
+def game_of(record: dict[str, Any]) -> Game:
+    return convert.game_from_spec(convert.spec_from_params(record["game"], record["params"]))
+
+
+def move_text(game: Game, move: dict[str, Any]) -> str:
+    """A replay record's move as the action text the engine reads (`cat:5`, `friday:4>mirror`, `place d4`)."""
+    if "move" in move:
+        return str(move["move"])
+    card, pile = move["card"], move["pile"]
+    return card if card.partition(":")[0] == pile else f"{card}>{pile}"
+
+
+def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The position before the first move of each round and after every move, re-played by the engine.
+
+    Each frame has the round, the move just made (its record entry, or None), the public view and,
+    for card games, every seat's hand. The engine deals the next round as soon as the last card
+    of a round is played, so the frame of a round's last move keeps the piles that move left
+    (from the record) while the hands are empty and the scores already count the round.
+    """
+    game = game_of(record)
+    state = game.new_match(bytes.fromhex(record["seed"]))
+    seats = range(len(record["seats"]))
+    frames: list[dict[str, Any]] = []
+
+    def frame(round_index: int, move: dict[str, Any] | None) -> dict[str, Any]:
+        view = public_view(state.public_observation())
+        shown: dict[str, Any] = {"round": round_index, "move": move, "view": view}
+        if view["kind"] == "cards":
+            shown["hands"] = [state.observation(seat).to_dict()["hand"] for seat in seats]
+        return shown
+
+    for round_index, round_record in enumerate(record["rounds"]):
+        frames.append(frame(round_index, None))
+        for move in round_record["moves"]:
+            before = frames[-1]["view"]
+            state.apply_text(move_text(game, move))
+            frames.append(frame(round_index, move))
+            if before["kind"] == "cards" and frames[-1]["view"]["round"] != round_index:
+                last = frames[-1]
+                last["view"] = {**last["view"], "round": round_index, "current_player": -1,
+                                "piles": piles_after(before["piles"], move)}  # fmt: skip
+                last["hands"] = [[] for _ in seats]
+    return frames
+
+
+def piles_after(piles: Sequence[dict[str, Any]], move: dict[str, Any]) -> list[dict[str, Any]]:
+    """The piles after `move` as its record tells: a pile that was taken restarts with the card played."""
+    after = []
+    for pile in piles:
+        if pile["pile"] == move["pile"]:
+            kept = [] if move["took"] else pile["cards"]
+            pile = {"pile": pile["pile"], "cards": [*kept, move["card"]], "total": move["total"]}
+        after.append(pile)
+    return after
+
+
+class WebData:
+    """The web API's reads, over the same store objects as the gRPC service."""
+
+    def __init__(self, store: Store, ratings: RatingStore, host: MatchHost) -> None:
+        self.store = store
+        self.ratings = ratings
+        self.host = host
+        self.tournaments = TournamentStore(store.redis)
+        self._frames: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+
+    async def leaderboard(self, game: str, limit: int) -> dict[str, Any]:
+        rows = await self.ratings.leaderboard(check_game(game), limit)
+        return {"game": game, "rows": [leaderboard_row(row) for row in rows]}
+
+    async def bots(self) -> dict[str, Any]:
+        connected = self.host.sessions.connected()
+        bots = [{**dataclasses.asdict(bot), "connected": bot.name in connected} for bot in await self.store.list_bots()]
+        builtin = [builtin_bot(name) for name in BOTS]
+        return {"bots": bots, "builtin": builtin}
+
+    async def bot(self, name: str) -> dict[str, Any]:
+        """A bot's details, its rating and rating history in each game, and its latest matches."""
+        info = await self._bot_info(name)
+        ratings: dict[str, Any] = {}
+        for game in game_names():
+            found = (await self.ratings.ratings(game, [name])).get(name)
+            if found is None:
+                continue
+            history = await self.ratings.history(game, name, HISTORY_POINTS)
+            ratings[game] = {
+                "mu": found.mu,
+                "sigma": found.sigma,
+                "conservative": found.conservative,
+                "games": found.games,
+                "history": [
+                    {"match_id": p.match_id, "mu": p.mu, "sigma": p.sigma, "games": p.games, "at": p.at}
+                    for p in history
+                ],
+            }
+        matches = await self.store.list_matches(bot=name, limit=RECENT_MATCHES)
+        return {"bot": info, "ratings": ratings, "matches": [match_summary(record) for record in matches]}
+
+    async def _bot_info(self, name: str) -> dict[str, Any]:
+        if name.startswith(BUILTIN_PREFIX) and name.removeprefix(BUILTIN_PREFIX) in BOTS:
+            return builtin_bot(name.removeprefix(BUILTIN_PREFIX))
+        bot = await self.store.get_bot(name)
+        if bot is None:
+            raise NotFoundError(f"no bot named {name!r}; /api/bots lists the registered and built-in bots")
+        return {**dataclasses.asdict(bot), "connected": name in self.host.sessions.connected()}
+
+    async def matches(self, game: str, bot: str, tournament: str, limit: int) -> dict[str, Any]:
+        """Matches newest first, filtered by game, bot and tournament."""
+        if game:
+            check_game(game)
+        if bot:
+            await self._bot_info(bot)
+        if tournament:
+            await self._tournament_state(tournament)
+        records = await self.store.list_matches(game, bot, MAX_LIMIT if tournament else limit)
+        if tournament:
+            records = [record for record in records if record.tournament_id == tournament][:limit]
+        return {"matches": [match_summary(record) for record in records]}
+
+    async def match(self, match_id: str) -> dict[str, Any]:
+        """A running match's public view, or an ended match's replay record with a frame per move."""
+        live = self.host.live.get(match_id)
+        if live is not None:
+            return {
+                "match": match_summary(live.record),
+                "live": {
+                    "view": public_view(live.runner.state.public_observation()),
+                    "last_move": live.last_move,
+                    "record": live.public_record(),
+                },
+            }
+        found = await self.store.get_match(match_id)
+        if found is None:
+            raise NotFoundError(f"no match {match_id!r}; /api/matches lists the matches")
+        record, replay = found
+        shown: dict[str, Any] = {"match": match_summary(record)}
+        if replay is not None:
+            shown["replay"] = replay
+            shown["frames"] = self._replay_frames(match_id, replay)
+        return shown
+
+    def _replay_frames(self, match_id: str, replay: dict[str, Any]) -> list[dict[str, Any]]:
+        frames = self._frames.get(match_id)
+        if frames is None:
+            frames = self._frames[match_id] = replay_frames(replay)
+            if len(self._frames) > FRAME_CACHE:
+                self._frames.popitem(last=False)
+        self._frames.move_to_end(match_id)
+        return frames
+
+    async def tournaments_list(self, limit: int) -> dict[str, Any]:
+        listed = []
+        for name in await self.tournaments.names(limit):
+            state = await self.tournaments.get(name)
+            if state is not None:
+                table = await live_table(self.store, state)
+                listed.append({**tournament_header(state), "done": table.done, "total": table.total})
+        return {"tournaments": listed}
+
+    async def tournament(self, name: str) -> dict[str, Any]:
+        """The tournament's spec, progress and live standings (mean score with its 95% interval, TrueSkill)."""
+        state = await self._tournament_state(name)
+        table = (await live_table(self.store, state)).to_dict()
+        return {**tournament_header(state), "done": table["done"], "total": table["total"],
+                "standings": table["standings"]}  # fmt: skip
+
+    async def _tournament_state(self, name: str) -> TournamentState:
+        state = await self.tournaments.get(name)
+        if state is None:
+            raise NotFoundError(f"no tournament named {name!r}; /api/tournaments lists them")
+        return state
+
+
+def builtin_bot(policy: str) -> dict[str, Any]:
+    """A built-in bot described like a registered one: it runs inside the server."""
+    return {
+        "name": f"{BUILTIN_PREFIX}{policy}",
+        "owner": "",
+        "kind": "builtin",
+        "language": "python",
+        "games": game_names(),
+        "description": f"the arena's own {policy} policy, played inside the server",
+        "created_ms": 0,
+        "connected": True,
+    }
+
+
+def tournament_header(state: TournamentState) -> dict[str, Any]:
+    game = state.spec.build_game()
+    return {
+        "spec": state.spec.to_dict(),
+        "created_by": state.created_by,
+        "created_ms": state.created_ms,
+        "finished_ms": state.finished_ms,
+        "score_name": game.score_name,
+        "lower_is_better": game.lower_is_better,
+    }
