@@ -12,6 +12,12 @@ if ! command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev
   timeout 300 apt-get install -y -q docker-compose >/dev/null 2>&1 || echo "(docker-compose not installed; skipping its check)"
 fi
 
+# tests/web drives Debian's chromium through Playwright (which cannot download browsers here).
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  { timeout 120 apt-get update -q && timeout 600 apt-get install -y -q chromium; } >/dev/null 2>&1 \
+    || echo "(chromium not installed: the browser tests in tests/web will fail in CI, skip elsewhere)"
+fi
+
 echo "== ruff"
 ruff check .
 ruff format --check .

@@ -1,0 +1,122 @@
+"""The web UI's JSON API against a real arena: the same numbers as the store, clear errors, nothing writable."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+
+import pytest
+
+from arena.games import game_names
+from tests.web.conftest import ENTRANTS, TOURNAMENT, WebArena, hold_live_match
+
+
+def test_the_leaderboard_shows_the_stored_ratings_best_first(web_arena: WebArena) -> None:
+    status, board = web_arena.get("/api/leaderboards/friday13")
+    stored = web_arena.run(lambda: web_arena.arena.server.ratings.leaderboard("friday13"))  # type: ignore[union-attr]
+    assert status == 200 and board["game"] == "friday13"
+    assert [(row["rank"], row["bot"], row["mu"], row["sigma"], row["games"]) for row in board["rows"]] == [
+        (row.rank, row.bot, row.mu, row.sigma, row.games) for row in stored
+    ]
+    assert set(ENTRANTS) <= {row["bot"] for row in board["rows"]}
+    conservative = [row["conservative"] for row in board["rows"]]
+    assert conservative == sorted(conservative, reverse=True)
+    assert all(row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"]) for row in board["rows"])
+
+
+def test_a_bot_page_has_its_owner_kind_rating_history_and_matches(web_arena: WebArena) -> None:
+    status, page = web_arena.get("/api/bots/rb1")
+    assert status == 200
+    assert (page["bot"]["owner"], page["bot"]["kind"], page["bot"]["language"]) == ("olga", "remote", "python")
+    history = page["ratings"]["friday13"]["history"]
+    assert len(history) == page["ratings"]["friday13"]["games"] >= 3
+    assert history[-1]["mu"] == page["ratings"]["friday13"]["mu"]
+    assert web_arena.matches["friday13"] in {match["match_id"] for match in page["matches"]}
+    status, builtin = web_arena.get("/api/bots/builtin:heuristic")
+    assert status == 200 and builtin["bot"]["kind"] == "builtin" and "friday13" in builtin["ratings"]
+
+
+def test_matches_filter_by_game_bot_and_tournament(web_arena: WebArena) -> None:
+    _, by_game = web_arena.get("/api/matches?game=board13")
+    assert [match["match_id"] for match in by_game["matches"]] == [web_arena.matches["board13"]]
+    _, by_bot = web_arena.get("/api/matches?bot=rb1&game=amigo13")
+    assert [match["match_id"] for match in by_bot["matches"]] == [web_arena.matches["amigo13"]]
+    _, by_tournament = web_arena.get(f"/api/matches?tournament={TOURNAMENT}&limit=500")
+    assert len(by_tournament["matches"]) == 2
+    assert all(match["tournament_id"] == TOURNAMENT and not match["running"] for match in by_tournament["matches"])
+
+
+def test_an_ended_match_has_its_replay_record_and_a_frame_per_move(web_arena: WebArena) -> None:
+    for game in game_names():
+        match_id = web_arena.matches[game]
+        status, shown = web_arena.get(f"/api/matches/{match_id}")
+        record = web_arena.replay(match_id)
+        assert status == 200 and shown["replay"] == record
+        assert len(shown["frames"]) == sum(len(entry["moves"]) + 1 for entry in record["rounds"])
+        assert [frame["move"] for frame in shown["frames"] if frame["move"]] == [
+            move for entry in record["rounds"] for move in entry["moves"]
+        ]
+
+
+def test_a_tournament_shows_progress_and_standings_with_intervals(web_arena: WebArena) -> None:
+    status, shown = web_arena.get(f"/api/tournaments/{TOURNAMENT}")
+    assert status == 200 and shown["done"] == shown["total"] == 2 and shown["finished_ms"]
+    assert sorted(row["bot"] for row in shown["standings"]) == sorted(ENTRANTS)
+    assert all(row["games"] == 2 and row["ci95"] is not None and row["mu"] for row in shown["standings"])
+    _, listed = web_arena.get("/api/tournaments")
+    assert [(t["spec"]["name"], t["done"], t["total"]) for t in listed["tournaments"]] == [(TOURNAMENT, 2, 2)]
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "detail"),
+    [
+        ("/api/leaderboards/chess", 404, "no game 'chess'; the arena plays amigo13, board13, friday13"),
+        ("/api/bots/nobody", 404, "no bot named 'nobody'"),
+        ("/api/bots/builtin:genius", 404, "no bot named 'builtin:genius'"),
+        ("/api/matches/m999999", 404, "no match 'm999999'"),
+        ("/api/tournaments/nope", 404, "no tournament named 'nope'"),
+        ("/api/matches?game=chess", 404, "no game 'chess'"),
+        ("/api/matches?bot=nobody", 404, "no bot named 'nobody'"),
+        ("/api/leaderboards/friday13?limit=0", 422, "query limit: Input should be greater than or equal to 1"),
+        ("/api/matches?limit=many", 422, "query limit: Input should be a valid integer"),
+        ("/api/nothing-here", 404, "no API endpoint /api/nothing-here; /api/openapi.json lists them"),
+    ],
+)
+def test_bad_requests_get_a_one_line_detail(web_arena: WebArena, path: str, status: int, detail: str) -> None:
+    got, body = web_arena.get(path)
+    assert got == status
+    assert body["detail"].startswith(detail) and "\n" not in body["detail"]
+
+
+def test_the_api_is_described_and_read_only(web_arena: WebArena) -> None:
+    _, spec = web_arena.get("/api/openapi.json")
+    assert set(spec["paths"]) == {
+        "/api/games", "/api/leaderboards/{game}", "/api/bots", "/api/bots/{name}", "/api/matches",
+        "/api/matches/{match_id}", "/api/tournaments", "/api/tournaments/{name}",
+    }  # fmt: skip
+    assert all(set(methods) == {"get"} for methods in spec["paths"].values())
+    request = urllib.request.Request(web_arena.url + "api/matches", data=b"{}", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 405
+
+
+def test_a_running_match_shows_only_its_public_view(web_arena: WebArena) -> None:
+    match_id, bot = web_arena.run(lambda: hold_live_match(web_arena.arena))
+    request = web_arena.run(lambda: bot.expect("action_request")).action_request
+    try:
+        status, shown = web_arena.get(f"/api/matches/{match_id}")
+        assert status == 200 and shown["match"]["running"]
+        assert "replay" not in shown and "frames" not in shown
+        live = shown["live"]
+        assert "seed" not in live["record"]
+        assert all(key not in entry for entry in live["record"]["rounds"] for key in ("hands", "dummy", "draw_pile"))
+        assert live["view"]["kind"] == "cards" and "hand" not in live["view"]
+        assert live["view"]["current_player"] == 0 and sum(live["view"]["hand_sizes"]) > 0
+    finally:
+        web_arena.run(lambda: bot.act(match_id, request.request_id, request.legal_actions[0].id))
+        web_arena.run(lambda: bot.play_on(match_id))
+        web_arena.run(bot.close)
+    web_arena.run(lambda: web_arena.arena.finished(match_id))
+    _, ended = web_arena.get(f"/api/matches/{match_id}")
+    assert ended["replay"]["seed"] and ended["frames"][0]["hands"][0]

@@ -1,0 +1,171 @@
+"""The web UI in Debian's chromium against a real arena: every page, a replay stepped with the keyboard
+and checked against the stored record, a live match followed to its end. Screenshots go to
+test-artifacts/web/."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize, expect
+
+from arena.server import convert
+from arena.web.data import move_text
+from tests.web.conftest import ARTIFACTS, TOURNAMENT, WebArena, hold_live_match
+
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh page that fails the test on any script error or console error."""
+    context = browser.new_context(viewport=DESKTOP)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    yield opened
+    context.close()
+    assert errors == []
+
+
+def visit(page: Page, web: WebArena, route: str) -> None:
+    page.goto(f"{web.url}#/{route}")
+    expect(page.locator("main h1")).to_be_visible()
+    expect(page.locator(".error"), f"#/{route}").to_have_count(0)
+
+
+def pages(web: WebArena) -> dict[str, str]:
+    return {
+        "leaderboard": "",
+        "leaderboard-board13": "leaderboards/board13",
+        "bots": "bots",
+        "bot": "bots/rb1",
+        "matches": "matches?game=friday13",
+        "replay-friday13": f"matches/{web.matches['friday13']}",
+        "replay-amigo13": f"matches/{web.matches['amigo13']}",
+        "replay-board13": f"matches/{web.matches['board13']}",
+        "tournaments": "tournaments",
+        "tournament": f"tournaments/{TOURNAMENT}",
+        "api": "api",
+    }
+
+
+@pytest.mark.parametrize(("device", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_every_page_opens_without_errors_on_desktop_and_phone(
+    web_arena: WebArena, page: Page, device: str, viewport: ViewportSize
+) -> None:
+    page.set_viewport_size(viewport)
+    for name, route in pages(web_arena).items():
+        visit(page, web_arena, route)
+        page.screenshot(path=ARTIFACTS / f"{name}-{device}.png", full_page=True)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"], f"{name} is wider than the {device} window"
+
+
+def test_leaderboard_bot_and_tournament_pages_show_the_stored_numbers(web_arena: WebArena, page: Page) -> None:
+    _, board = web_arena.get("/api/leaderboards/friday13")
+    visit(page, web_arena, "leaderboards/friday13")
+    rows = page.locator("tbody tr")
+    expect(rows).to_have_count(len(board["rows"]))
+    first = board["rows"][0]
+    expect(rows.first).to_contain_text(
+        f"{first['bot']}{first['conservative']:.2f}{first['mu']:.2f} ± {first['sigma']:.2f}"
+    )
+
+    _, bot = web_arena.get("/api/bots/rb1")
+    visit(page, web_arena, "bots/rb1")
+    expect(page.locator("dl.facts")).to_contain_text("Ownerolga")
+    plot = page.locator("section[data-game=friday13] svg.plot")
+    expect(plot.locator("polygon.band")).to_have_count(1)
+    points = plot.locator("polyline.mu").get_attribute("points") or ""
+    assert len(points.split()) == len(bot["ratings"]["friday13"]["history"])
+
+    visit(page, web_arena, f"tournaments/{TOURNAMENT}")
+    expect(page.locator("progress")).to_have_attribute("value", "2")
+    expect(page.locator("tbody tr")).to_have_count(3)
+    expect(page.locator("tbody tr .ci")).to_have_count(3)
+
+
+def test_stepping_through_a_card_replay_with_the_keyboard_shows_what_the_record_says(
+    web_arena: WebArena, page: Page
+) -> None:
+    match_id = web_arena.matches["friday13"]
+    record = web_arena.replay(match_id)
+    visit(page, web_arena, f"matches/{match_id}")
+    page.locator("#replay").focus()
+    first_round = record["rounds"][0]
+    for seat, hand in enumerate(first_round["hands"]):
+        shown = page.locator(f".seat[data-seat='{seat}'] .hand .card").evaluate_all(
+            "cards => cards.map(c => c.dataset.card)"
+        )
+        assert sorted(shown) == sorted(hand)
+    for number, move in enumerate(first_round["moves"], start=1):
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#step-status")).to_contain_text(f"move {number} of {len(first_round['moves'])}")
+        expect(page.locator("#move-text")).to_contain_text(f"Seat {move['seat']} ({record['seats'][move['seat']]})")
+        expect(page.locator("#move-text .card").first).to_have_attribute("data-card", move["card"])
+        pile = page.locator(f".pile[data-pile='{move['pile']}']")
+        expect(pile).to_have_attribute("data-total", str(move["total"]))
+        expect(pile.locator(".card").last).to_have_attribute("data-card", move["card"])
+        taken = page.locator("#move-text .cards .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+        assert taken == move["took"]
+    penalties = page.locator("tr[data-round='0'] td").all_inner_texts()
+    assert [int(text) for text in penalties] == first_round["penalties"]
+    page.keyboard.press("PageDown")
+    expect(page.locator("#step-status")).to_contain_text(f"round 2 of {len(record['rounds'])} · move 0")
+    page.keyboard.press("End")
+    final = page.locator("tr.final td").all_inner_texts()
+    assert final == [f"{score} (rank {rank})" for score, rank in zip(record["scores"], record["ranks"], strict=True)]
+    page.screenshot(path=ARTIFACTS / "replay-friday13-end.png", full_page=True)
+    page.keyboard.press("Home")
+    expect(page.locator("#step-status")).to_contain_text("Step 0 of")
+
+
+def test_a_board13_replay_shows_the_boards_the_rules_give(web_arena: WebArena, page: Page) -> None:
+    match_id = web_arena.matches["board13"]
+    record = web_arena.replay(match_id)
+    game = convert.game_from_spec(convert.spec_from_params(record["game"], record["params"]))
+    state = game.new_match(bytes.fromhex(record["seed"]))
+    visit(page, web_arena, f"matches/{match_id}")
+    page.locator("#replay").focus()
+    for move in record["rounds"][0]["moves"][:6]:
+        state.apply_text(move_text(game, move))
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#move-text")).to_contain_text(f"played {move['move']}.")
+        shown = page.locator(".field").evaluate_all("fields => fields.map(f => [f.dataset.field, f.dataset.piece])")
+        assert {field: piece for field, piece in shown if piece} == state.public_observation().to_dict()["pieces"]
+    page.keyboard.press("End")
+    expect(page.locator(".field")).to_have_count(49)
+    final = game.replay(record).public_observation().to_dict()["pieces"]
+    shown = page.locator(".field").evaluate_all("fields => fields.map(f => [f.dataset.field, f.dataset.piece])")
+    assert {field: piece for field, piece in shown if piece} == final
+    assert page.locator("td.final-score").all_inner_texts() == [str(score) for score in record["scores"]]
+
+
+def test_a_live_match_shows_its_public_view_follows_the_moves_and_becomes_a_replay(
+    web_arena: WebArena, page: Page
+) -> None:
+    match_id, bot = web_arena.run(lambda: hold_live_match(web_arena.arena))
+    try:
+        request = web_arena.run(lambda: bot.expect("action_request")).action_request
+        visit(page, web_arena, f"matches/{match_id}")
+        expect(page.locator(".live-badge")).to_be_visible()
+        expect(page.locator(".hand")).to_have_count(0)
+        expect(page.locator(".seat[data-seat='0']")).to_contain_text("cards (hidden)")
+        page.set_viewport_size(PHONE)
+        page.screenshot(path=ARTIFACTS / "live-match-phone.png", full_page=True)
+        _, shown = web_arena.get(f"/api/matches/{match_id}")
+        cards = shown["live"]["view"]["hand_sizes"][0]
+        hand = page.locator(".seat[data-seat='0'] .label").first
+        expect(hand).to_have_text(f"Hand: {cards} cards (hidden)")
+        web_arena.run(lambda: bot.act(match_id, request.request_id, request.legal_actions[0].id))
+        expect(hand).to_have_text(f"Hand: {cards - 1} cards (hidden)", timeout=5000)
+        expect(page.locator(".live-badge")).to_be_visible()
+    finally:
+        web_arena.run(lambda: bot.play_on(match_id))
+        web_arena.run(bot.close)
+    expect(page.locator("#replay")).to_be_visible(timeout=10000)
+    expect(page.locator("#match-status")).to_contain_text("ended (normal)")
+    expect(page.locator(".seat[data-seat='0'] .hand .card").first).to_be_visible()
