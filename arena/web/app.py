@@ -151,7 +151,9 @@ class WebServer:
 async def start_web(source: WebData, host: str, port: int) -> WebServer:
     """Serve the web UI on host:port (0: any free port) in the running event loop."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
+    # With the protocol named, asyncio sets TCP_NODELAY on every accepted connection: without it a
+    # small response (headers and body written apart) waits some 40 ms for a delayed ACK.
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -120,3 +123,15 @@ def test_a_running_match_shows_only_its_public_view(web_arena: WebArena) -> None
     web_arena.run(lambda: web_arena.arena.finished(match_id))
     _, ended = web_arena.get(f"/api/matches/{match_id}")
     assert ended["replay"]["seed"] and ended["frames"][0]["hands"][0]
+
+
+def test_small_responses_on_a_kept_alive_connection_do_not_wait_for_delayed_acks(web_arena: WebArena) -> None:
+    """Without TCP_NODELAY each small response would wait about 40 ms for the client's delayed ACK."""
+    parts = urllib.parse.urlsplit(web_arena.url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
+    began = time.perf_counter()
+    for _ in range(10):
+        connection.request("GET", "/api/games")
+        assert connection.getresponse().read()
+    connection.close()
+    assert time.perf_counter() - began < 0.35
