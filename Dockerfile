@@ -16,7 +16,8 @@ COPY sample_bots/python ./sample_bots/python
 RUN pip install . && useradd --create-home --uid 10001 arena
 USER arena
 
-EXPOSE 50051
+# gRPC for bots and tools; the web UI and its JSON API.
+EXPOSE 50051 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s \
     CMD python -c "import grpc, sys; from grpc_health.v1 import health_pb2 as h, health_pb2_grpc as g; \
 sys.exit(g.HealthStub(grpc.insecure_channel('127.0.0.1:50051')).Check(h.HealthCheckRequest(), timeout=2).status != 1)"

@@ -38,6 +38,7 @@ def test_arena_nodes_scale_share_the_redis_and_need_an_admin_token(compose: dict
     assert command[command.index("--host") + 1] == "0.0.0.0"
     assert "container_name" not in arena, "a fixed container name would stop --scale"
     assert all(":" not in str(port) for port in arena["ports"]), "a fixed host port would stop --scale"
+    assert {str(port) for port in arena["ports"]} == {"50051", "8080"}, "gRPC and the web UI are published"
     assert arena["depends_on"]["redis"]["condition"] == "service_healthy"
     assert "${ARENA_ADMIN_TOKEN:?" in arena["environment"]["ARENA_ADMIN_TOKEN"]
 
@@ -62,7 +63,7 @@ def test_the_image_installs_the_arena_and_serves_on_all_interfaces(repo_root: Pa
     dockerfile = (repo_root / "Dockerfile").read_text()
     assert dockerfile.startswith("# ") and "\nFROM python:3.11" in dockerfile
     assert "RUN pip install ." in dockerfile
-    assert '"--host", "0.0.0.0"' in dockerfile and "EXPOSE 50051" in dockerfile
+    assert '"--host", "0.0.0.0"' in dockerfile and "EXPOSE 50051 8080" in dockerfile
     for line in dockerfile.splitlines():
         if line.startswith("COPY "):
             for source in line.split()[1:-1]:

@@ -41,7 +41,8 @@ def nodes(redis_url: str, count: int) -> Iterator[list[subprocess.Popen[str]]]:
     try:
         for _ in range(count):
             process = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "serve", "--port", str(free_port()), "--redis-url", redis_url],
+                [sys.executable, "-m", "arena.cli", "serve", "--port", str(free_port()), "--redis-url", redis_url,
+                 "--http-port", "0"],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
             )  # fmt: skip
             assert process.stdout is not None

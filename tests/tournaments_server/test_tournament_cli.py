@@ -22,7 +22,8 @@ def server(tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
+        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data"),
+         "--http-port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
     assert process.stdout is not None
