@@ -5,17 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-# Best effort: docker-compose lets tests/scale/test_compose.py run `docker-compose config` on
-# docker-compose.yml (the test checks the file's structure without it too).
-if ! command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev/null 2>&1 \
-    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  timeout 300 apt-get install -y -q docker-compose >/dev/null 2>&1 || echo "(docker-compose not installed; skipping its check)"
-fi
-
-# tests/web drives Debian's chromium through Playwright (which cannot download browsers here).
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  { timeout 120 apt-get update -q && timeout 600 apt-get install -y -q chromium; } >/dev/null 2>&1 \
-    || echo "(chromium not installed: the browser tests in tests/web will fail in CI, skip elsewhere)"
+# System packages the tests use, from Debian when missing (one `apt-get update` for all):
+# chromium, which tests/web drives through Playwright (Playwright cannot download browsers
+# here), and, best effort, docker-compose for `docker-compose config` on docker-compose.yml
+# (tests/scale/test_compose.py checks the file's structure without it too).
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 || missing+=(docker-compose)
+if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== apt-get install ${missing[*]}"
+  { timeout 180 apt-get update -q && timeout 900 apt-get install -y -q "${missing[@]}"; } \
+    >/dev/null 2>&1 || echo "(apt-get could not install ${missing[*]}: the browser tests fail in CI, skip elsewhere)"
 fi
 
 echo "== ruff"
