@@ -97,18 +97,19 @@ async function route() {
     if (link.dataset.nav === section) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  for (const [pattern, render] of routes) {
-    const found = pattern.exec(path || "/");
-    if (found) {
-      try {
-        await render(...found.slice(1).map(decodeURIComponent), params);
-      } catch (error) {
-        show(h("h1", {}, "Not available"), h("p", { class: "error", role: "alert" }, error.message));
-      }
-      return;
+  const hash = location.hash;
+  const found = routes.map(([pattern, render]) => [pattern.exec(path || "/"), render]).find(([match]) => match);
+  if (!found) {
+    show(h("h1", {}, "No such page"), h("p", {}, "Try the ", h("a", { href: "#/" }, "leaderboards"), "."));
+  } else {
+    try {
+      await found[1](...found[0].slice(1).map(decodeURIComponent), params);
+    } catch (error) {
+      show(h("h1", {}, "Not available"), h("p", { class: "error", role: "alert" }, error.message));
     }
   }
-  show(h("h1", {}, "No such page"), h("p", {}, "Try the ", h("a", { href: "#/" }, "leaderboards"), "."));
+  // Which route the page now shows: a later navigation may have started while this one loaded.
+  if (location.hash === hash) view.dataset.route = hash;
 }
 
 window.addEventListener("hashchange", () => route().then(() => view.focus({ preventScroll: true })));
@@ -163,7 +164,7 @@ async function botPage(name) {
     h("dt", {}, "Connected"), h("dd", {}, bot.connected ? "yes" : "no"),
     bot.description ? [h("dt", {}, "About"), h("dd", {}, bot.description)] : null);
   const sections = Object.entries(data.ratings).map(([game, rating]) => h("section", { "data-game": game },
-    h("h2", {}, `${game}: ${fmt(rating.mu)} ± ${fmt(rating.sigma)} (rating ${fmt(rating.conservative)}, ${rating.games} games)`),
+    h("h2", {}, `${game}: ${fmt(rating.mu)} ± ${fmt(rating.sigma)} (rating ${fmt(rating.conservative)}, ${plural(rating.games, "game")})`),
     ratingPlot(game, rating.history)));
   show(h("h1", {}, bot.name), facts,
     sections.length ? sections : h("p", { class: "muted" }, "No rated matches yet."),
@@ -194,9 +195,16 @@ function ratingPlot(game, history) {
     svg("title", {}, label), ...ticks,
     svg("polygon", { class: "band", points: band.join(" ") }),
     svg("polyline", { class: "mu", points: points.map((p) => `${x(p.x)},${y(p.mu)}`).join(" ") }),
+    // A band and a line need two points: a lone rating shows as a dot with its sigma as a bar.
+    ...(points.length === 1 ? [svg("line", { class: "sigma-bar", x1: x(1), x2: x(1), y1: y(last.lo), y2: y(last.hi) })] : []),
+    ...(points.length <= 40 ? points.map((p) => svg("circle", { class: "mu-dot", cx: x(p.x), cy: y(p.mu), r: 3.5 })) : []),
     svg("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }),
-    svg("text", { x: L, y: H - 10 }, "1"), svg("text", { x: W - R, y: H - 10, "text-anchor": "end" }, `${points.length} matches`),
+    svg("text", { x: L, y: H - 10 }, "1"), svg("text", { x: W - R, y: H - 10, "text-anchor": "end" }, plural(points.length, "match", "matches")),
     svg("text", { x: (W + L) / 2, y: H - 10, "text-anchor": "middle" }, "mu (line) ± sigma (band)"));
+}
+
+function plural(count, one, many = `${one}s`) {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 // -- matches -----------------------------------------------------------------------------------
