@@ -31,6 +31,7 @@ from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
 from arena.hosted.submit import ValidationConfig
 from arena.server.matches import BUILTIN_PREFIX, MatchError
 from arena.server.sessions import Session, SessionRegistry
+from arena.server.tasks import cancel_and_wait
 from arena.store import Store
 from arena.store.hosted import HostedRun, HostedStore
 from arena.store.store import now_ms
@@ -115,9 +116,7 @@ class HostedManager:
     async def stop(self) -> None:
         """Stop every launch (the server is stopping) and the watch loop."""
         if self._watch is not None:
-            self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch
+            await cancel_and_wait([self._watch], "hosted bots")
         for launch in list(self.launches.values()):
             await self._finish(launch, "stopped with the server")
 
@@ -128,10 +127,11 @@ class HostedManager:
         for name in names:
             if name.startswith(BUILTIN_PREFIX):
                 continue
+            # A session with room here is enough, whatever the bot's kind: no Redis look-up per seat.
+            if any(s.attached and s.plays(game) and s.has_room() for s in self.sessions.of_bot(name)):
+                continue
             bot = await self.store.get_bot(name)
             if bot is None or bot.kind != "hosted":
-                continue
-            if any(s.attached and s.plays(game) and s.has_room() for s in self.sessions.of_bot(name)):
                 continue
             launch = next((one for one in self.launches.values() if one.bot == name and one.session is None), None)
             if launch is None:
