@@ -4,7 +4,8 @@ A server on the embedded Redis; an owner and the sample bots (Python random, heu
 Monte Carlo, and the Node bot when node and npm are installed) registered and started as real
 gRPC client processes, on the ladder; a rated round-robin tournament of friday13 and one of
 amigo13 through the work stream, with the heuristic Python bot also uploaded once as a hosted bot
-that the arena runs in its sandbox; then the tournament tables and the leaderboards. With `stay`
+that the arena runs in its sandbox; then rated ladder tables of three for the Python bots, the
+tournament tables and the leaderboards. With `stay`
 the server keeps serving until Ctrl-C.
 """
 
@@ -31,6 +32,7 @@ from rich.table import Table
 from arena.hosted import submit as hosted_api
 from arena.hosted.package import pack
 from arena.hosted.submit import ValidationConfig
+from arena.matchmaking import QualitySchedule
 from arena.server.app import RunningServer, ServerConfig, running
 from arena.server.ladder import DEFAULT_SIZES, LadderConfig
 from arena.server.tournaments import create_tournament, live_table
@@ -198,7 +200,12 @@ async def demo_server(
         if data_dir is None:
             data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-demo-")))
         # Tables of three on the ladder: the three Python bots join it (the Node bot plays tournaments only).
-        ladder = LadderConfig(sizes={**DEFAULT_SIZES, "friday13": 3, "amigo13": 3})
+        # Three bots of very different strength never make a balanced table, so the demo's ladder
+        # settles for any table within seconds instead of the two minutes a real ladder waits.
+        ladder = LadderConfig(
+            sizes={**DEFAULT_SIZES, "friday13": 3, "amigo13": 3},
+            schedule=QualitySchedule(half_life=2.0, anything_after=6.0),
+        )
         config = ServerConfig(
             port=port,
             data_dir=data_dir,
@@ -216,6 +223,11 @@ async def wait_for_interrupt() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
+
+
+LADDER_MATCHES = 6
+"""Ladder matches the demo waits for after its tournaments, which keep every bot busy while they run."""
+LADDER_TIMEOUT = 60.0
 
 
 def default_max_matches() -> int:
@@ -255,14 +267,25 @@ async def run_demo(
                           f"{time.perf_counter() - started:.1f} s")  # fmt: skip
             for table in tables:
                 print_tournament(table.to_dict(), table.spec.build_game().score_name)
-            ladder = await rated_results(arena.store) - rated_before - sum(spec.total_matches for spec in specs)
-            console.print(f"demo: meanwhile the ladder played {ladder} rated matches between the Python bots")
+            if not quick:
+                played_before = rated_before + sum(spec.total_matches for spec in specs)
+                with console.status("demo: the ladder plays rated tables of three between the Python bots"):
+                    ladder = await ladder_matches(arena.store, played_before, LADDER_MATCHES, LADDER_TIMEOUT)
+                console.print(f"demo: the ladder played {ladder} rated matches between the Python bots")
             for game, rows in (await leaderboards(arena.store)).items():
                 console.print(leaderboard_view(game, rows))
             if stay:
                 console.print(f"demo: still serving on {arena.address}; Ctrl-C stops the server and the bots")
                 await wait_for_interrupt()
     console.print("demo: stopped the server and the bots")
+
+
+async def ladder_matches(store: Store, before: int, want: int, timeout: float) -> int:
+    """Rated matches beyond `before`, once `want` of them are stored or `timeout` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    while (played := await rated_results(store) - before) < want and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    return played
 
 
 async def rated_results(store: Store) -> int:
