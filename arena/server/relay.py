@@ -151,13 +151,18 @@ class Relay:
         self.node = node
         self._last: dict[str, str] = {}
         self._answers: set[asyncio.Task[None]] = set()
+        self._stopping = False
 
     async def run(self) -> None:
         await asyncio.gather(self._refresh_loop(), self._read_loop())
 
+    def stop(self) -> None:
+        """End `run` at the loops' next turn, even where a cancellation is lost in a Redis call."""
+        self._stopping = True
+
     async def _refresh_loop(self) -> None:
         stated: dict[str, str] = {}
-        while True:
+        while not self._stopping:
             try:
                 live = {s.id: s for s in self.sessions.by_id.values() if not s.gone}
                 pipe = self.redis.pipeline(transaction=False)
@@ -175,7 +180,7 @@ class Relay:
             await asyncio.sleep(REFRESH)
 
     async def _read_loop(self) -> None:
-        while True:
+        while not self._stopping:
             owners = {keys.session_inbox(session_id): session_id for session_id in list(self.sessions.by_id)}
             streams: dict[Any, Any] = {key: self._last.setdefault(owner, "0-0") for key, owner in owners.items()}
             if not streams:

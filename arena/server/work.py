@@ -113,6 +113,7 @@ class EventWriter:
         self.interval = interval
         self.buffer: dict[str, list[int]] = {}
         self._wake = asyncio.Event()
+        self._stopping = False
 
     def add(self, match_id: str, action: Action) -> None:
         self.buffer.setdefault(match_id, []).append(action)
@@ -123,8 +124,13 @@ class EventWriter:
             batch, self.buffer = self.buffer, {}
             await self.queue.append_events(batch)
 
+    def stop(self) -> None:
+        """End `run` after its current write (a flag: see WorkHost.stop)."""
+        self._stopping = True
+        self._wake.set()
+
     async def run(self) -> None:
-        while True:
+        while not self._stopping:
             await self._wake.wait()
             self._wake.clear()
             try:
@@ -150,6 +156,7 @@ class WorkHost:
         """Entry id -> the delivery and the task running it."""
         self._tasks: list[asyncio.Task[None]] = []
         self._room = asyncio.Event()
+        self._stopping = False
 
     @property
     def consumer(self) -> str:
@@ -165,7 +172,15 @@ class WorkHost:
         ]
 
     async def stop(self) -> None:
-        """Stop taking work; running matches stop unstored and stay pending, for another node to resume."""
+        """Stop taking work; running matches stop unstored and stay pending, for another node to resume.
+
+        The loops also stop on a flag, because a cancellation can be lost inside a Redis call (the
+        call then fails with an error the loop survives): a loop that missed it would go on taking
+        orders and starting matches nobody stops.
+        """
+        self._stopping = True
+        self.events.stop()
+        self.relay.stop()
         await cancel_and_wait([*self._tasks, *(task for _, task in self.running.values())], "work host")
         with contextlib.suppress(Exception):
             await self.events.flush()
@@ -173,7 +188,7 @@ class WorkHost:
     # -- loops ------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
-        while True:
+        while not self._stopping:
             free = self.config.slots - len(self.running)
             if free <= 0:
                 self._room.clear()
@@ -190,7 +205,7 @@ class WorkHost:
 
     async def _claim_loop(self) -> None:
         idle_ms = int(self.config.claim_idle * 1000)
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.config.claim_idle / 3)
             try:
                 lost = await self.queue.keep(list(self.running))
@@ -208,6 +223,8 @@ class WorkHost:
                 log.exception("claiming stale work")
 
     def _spawn(self, delivery: Delivery) -> None:
+        if self._stopping:
+            return  # left pending: a living node takes it over
         task = asyncio.create_task(self._handle(delivery), name=f"work {delivery.order.match_id}")
         self.running[delivery.entry_id] = (delivery, task)
         task.add_done_callback(lambda _: self._done(delivery.entry_id))
