@@ -39,7 +39,7 @@ def arena_server() -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
         env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", data],
+            [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", data, "--http-port", "0"],
             stdout=subprocess.PIPE, text=True, env=env,
         )  # fmt: skip
         assert process.stdout is not None

@@ -75,7 +75,8 @@ def nodes(redis_url: str, count: int, slots: int) -> Iterator[list[str]]:
         for _ in range(count):
             port = free_port()
             process = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url],
+                [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url,
+                 "--http-port", "0"],
                 stdout=subprocess.PIPE, text=True, env=env,
             )  # fmt: skip
             processes.append(process)
