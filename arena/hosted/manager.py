@@ -29,7 +29,7 @@ from pathlib import Path
 from arena.hosted.package import PackageError, unpack
 from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
 from arena.hosted.submit import ValidationConfig
-from arena.server.matches import BUILTIN_PREFIX, MatchError
+from arena.server.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
 from arena.server.sessions import Session, SessionRegistry
 from arena.server.tasks import cancel_and_wait
 from arena.store import Store
@@ -140,7 +140,8 @@ class HostedManager:
 
     async def _launch(self, bot: str) -> Launch:
         if self.refusal:
-            raise MatchError(self.refusal)
+            # Unavailable here, not unplayable: the work host gives the order back for a node that runs hosted bots.
+            raise SeatUnavailable(self.refusal)
         version = await self.hosted.active(bot)
         if version is None:
             raise MatchError(f"hosted bot {bot!r} has no working version (see arena bot logs {bot})")
