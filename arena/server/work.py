@@ -174,9 +174,9 @@ class WorkHost:
     async def stop(self) -> None:
         """Stop taking work; running matches stop unstored and stay pending, for another node to resume.
 
-        The loops also stop on a flag, because a cancellation can be lost inside a Redis call (the
-        call then fails with an error the loop survives): a loop that missed it would go on taking
-        orders and starting matches nobody stops.
+        The loops also stop on a flag, because a cancellation can be lost inside a Redis call (seen
+        with redis-py 8.1: the call went on as if nothing happened): a loop that missed it would go
+        on taking orders and starting matches nobody stops.
         """
         self._stopping = True
         self.events.stop()
