@@ -19,7 +19,6 @@ import os
 import secrets
 import shlex
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -38,8 +37,6 @@ from arena.store.store import now_ms
 
 log = logging.getLogger(__name__)
 
-PYTHON_NAMES = frozenset({"python", "python3"})
-"""A run command starting with one of these runs on the arena's own interpreter (it has the SDK)."""
 UNSAFE_ENV = "ARENA_UNSAFE_NO_SANDBOX"
 """Set (not "0") to run hosted bots without a sandbox where there is none: `arena serve --unsafe-no-sandbox`."""
 
@@ -146,19 +143,12 @@ class HostedManager:
         if version is None:
             raise MatchError(f"hosted bot {bot!r} has no working version (see arena bot logs {bot})")
         launch_id = secrets.token_urlsafe(9)
-        workdir = Path(tempfile.mkdtemp(prefix=f"arena-hosted-{bot}-"))
+        workdir = Path(tempfile.mkdtemp(prefix="arena-hosted-"))
         try:
             unpack(await self.hosted.package(bot, version.version), workdir)
             argv = shlex.split(version.run)
-            if argv[0] in PYTHON_NAMES:
-                argv[0] = sys.executable
             token = await self.hosted.mint_token(bot, launch_id, self.config.token_lifetime)
-            env = {
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "TMPDIR": str(workdir),
-                "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
-                "ARENA_SERVER": f"unix:{self.socket_path}", "ARENA_TOKEN": token,
-            }  # fmt: skip
-            sandboxed = await self.sandbox.start(argv, workdir, env)
+            sandboxed = await self.sandbox.start(argv, workdir, self.socket_path, token)
         except (OSError, PackageError, ValueError) as error:
             shutil.rmtree(workdir, ignore_errors=True)
             raise MatchError(f"hosted bot {bot!r} version {version.version} could not be started: {error}") from None

@@ -1,34 +1,68 @@
-"""Starting a hosted bot's process in a sandbox, and stopping it with everything it started.
+"""Running a hosted bot's process in a sandbox, and stopping it with everything it started.
 
-The process runs in a new network namespace (`unshare --net`: no interface but a downed
-loopback, so its only way out is the arena's Unix socket, a file), under resource limits
-(`prlimit`: CPU seconds, address space, file size, no core files), in its own session and
-process group, and in a pids cgroup of its own that caps how many processes it may have and
-lets the arena find and kill every one of them, even those that left the process group. The
-command line is `sh -c 'echo $$ > CGROUP/cgroup.procs && exec "$@"' ... unshare ... prlimit ...`,
-so the process enters its cgroup before it runs any of the bot's code.
+A hosted bot is code the arena did not write, so every launch is treated as hostile:
+- **Its own unprivileged uid**, picked at random for the launch (never root, never the node's),
+  with no capabilities, an empty bounding set and no_new_privs (`setpriv`).
+- **Its own view of the machine** (`bwrap`, started under that uid): new user, PID, mount, IPC,
+  UTS, network and cgroup namespaces, no nested user namespaces; a root holding only /usr, the
+  language runtime and the `arena` package (read-only), a new /proc showing its own processes,
+  a minimal /dev, a private /tmp, its unpacked package as /bot (its only writable places, one
+  size-limited tmpfs for both), and the node's bot socket as /run/arena/bot.sock, its only way
+  out (its network namespace has a loopback and nothing else).
+- **Limits from outside**: a cgroup made by the node (memory with no swap, a CPU quota, a process
+  count) that the bot's uid cannot write and its sandbox cannot see, and rlimits beside it (CPU
+  seconds, address space, file size, processes, open files, no core files). At match end every
+  process in the group is killed, double-forked and setsid'd ones included.
 
-Where the kernel refuses a namespace or the cgroup, `detect` says why; the manager then refuses
-hosted bots unless the node was started with `--unsafe-no-sandbox`.
+The runtime lives where the node's interpreter lives, which may be a folder another uid cannot
+enter (/root/...). So the launch first runs as root in a throwaway mount namespace (`unshare
+--mount`), mounts a tmpfs on the node's empty staging folder and binds every host path the
+sandbox needs there; `bwrap`, now unprivileged, binds them from the staging folder to their
+own paths. The staging mounts vanish with the launch's processes and never reach the host.
+
+Where a part is missing (not root, no bubblewrap, no user namespaces, no cgroups), `detect` says
+which; the manager then refuses hosted bots unless the node was started with
+`--unsafe-no-sandbox`, in which case they run as plain child processes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import os
+import pwd
 import secrets
+import shlex
 import shutil
 import signal
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
-"""Where a pids cgroup may be made: cgroup v1's pids hierarchy, else the v2 unified one."""
-CGROUP_PREFIX = "arena-hosted-"
-ENTER_CGROUP = 'echo $$ > "$0" && exec "$@"'
-"""The shell step that moves the process into its cgroup, then becomes the rest of the command."""
+from arena.hosted import cgroups
+from arena.hosted.cgroups import CgroupError, Cgroups, Group, GroupLimits
+
+BOT_HOME = "/bot"
+"""Inside the sandbox: the bot's unpacked package, its working directory and HOME."""
+BOT_TMP = "/tmp"
+BOT_SOCKET = "/run/arena/bot.sock"
+"""Inside the sandbox: the node's Unix socket for bots."""
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+UIDS = range(1_800_000_000, 1_800_000_000 + (1 << 24))
+"""Launches run under a uid picked at random from here: far above any account's, one per launch."""
+TOOLS = {
+    "bwrap": "bubblewrap", "setpriv": "util-linux", "prlimit": "util-linux", "unshare": "util-linux",
+    "mount": "mount", "sh": "dash", "cp": "coreutils", "chown": "coreutils",
+}  # fmt: skip
+"""The commands a sandboxed launch uses, with the Debian package of each."""
+PYTHON_MODULES = ("arena", "grpc", "google.protobuf")
+"""What a Python bot imports from the node's installation (the SDK and what it stands on)."""
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Top-level folders that are symlinks into /usr on merged-/usr systems, or folders elsewhere."""
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
 
 
 @dataclass(frozen=True)
@@ -36,133 +70,249 @@ class SandboxLimits:
     """What one hosted process may use; the same for every bot."""
 
     cpu_seconds: int = 300
-    """CPU time of the process (SIGXCPU at this, SIGKILL 5 s later); a match rarely needs 10."""
+    """CPU time of each process (SIGXCPU at this, SIGKILL 5 s later); a match rarely needs 10."""
+    cpu_cores: float = 1.0
+    """The CPU quota of the whole launch, in cores: a bot spinning every core gets this much."""
     memory_bytes: int = 1 << 30
-    """Address space: Python with gRPC starts in ~400 MB of it, Node in ~600 MB (measured)."""
+    """Address space of each process, and memory of the whole launch (its tmpfs comes on top):
+    Python with gRPC starts in ~400 MB of address space, Node in ~600 MB (measured)."""
     processes: int = 64
     """Processes and threads at once (the pids cgroup); gRPC alone starts a dozen threads."""
     file_bytes: int = 16 << 20
     """The largest file it may write."""
+    disk_bytes: int = 64 << 20
+    """All it may write, /bot (its package included) and /tmp together."""
+    open_files: int = 1024
 
 
 @dataclass(frozen=True)
+class Runtime:
+    """The host folders a bot sees read-only at their own paths, beside /usr."""
+
+    folders: tuple[Path, ...]
+    hidden: tuple[Path, ...] = ()
+    """Host paths inside those folders that must stay out of sight (the data directory): an empty tmpfs covers them."""
+    python: str = sys.executable
+
+    @property
+    def path(self) -> str:
+        return f"{SYSTEM_PATH}:{Path(self.python).parent}"
+
+
+def python_runtime(hidden: Sequence[Path] = ()) -> Runtime:
+    """The node's interpreter with its standard library and packages, and the packages the SDK imports."""
+    roots = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(sys.executable).resolve().parent}
+    for name in PYTHON_MODULES:
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            roots.add(Path(location).resolve())
+    resolved = {root.resolve() for root in roots if root.exists()}
+    outermost = sorted(
+        root for root in resolved
+        if not any(other != root and root.is_relative_to(other) for other in resolved) and not _under_usr(root)
+    )  # fmt: skip
+    covered = [path.resolve() for path in hidden if any(path.resolve().is_relative_to(root) for root in outermost)]
+    return Runtime(tuple(outermost), tuple(covered))
+
+
+def _under_usr(path: Path) -> bool:
+    return path == Path("/usr") or path.is_relative_to("/usr")
+
+
+@dataclass
 class Sandbox:
-    """How this node can confine hosted bots, found once at start."""
+    """How this node confines hosted bots, found once at start (`detect`)."""
 
     limits: SandboxLimits
-    network_namespace: bool
-    pids_root: Path | None
-    problem: str
+    runtime: Runtime
+    cgroups: Cgroups | None
+    tools: dict[str, str] = field(default_factory=dict)
+    """Each command's absolute path."""
+    staging: Path | None = None
+    """An empty folder only root writes to; each launch mounts its own tmpfs on it in its own mount namespace."""
+    problem: str = ""
     """Why hosted bots are not confined here ("" when they are)."""
 
     @property
     def confined(self) -> bool:
         return not self.problem
 
-    def command(self, argv: Sequence[str], cgroup: Path | None) -> list[str]:
-        """The full command line that runs `argv` inside the sandbox."""
-        limits = self.limits
-        command = [
-            "prlimit", f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 5}", f"--as={limits.memory_bytes}",
-            f"--fsize={limits.file_bytes}", "--core=0", "--", *argv,
-        ]  # fmt: skip
-        if self.network_namespace:
-            command = ["unshare", "--net", "--", *command]
-        if cgroup is not None:
-            command = ["sh", "-c", ENTER_CGROUP, str(cgroup / "cgroup.procs"), *command]
-        return command
+    def close(self) -> None:
+        if self.staging is not None:
+            with contextlib.suppress(OSError):
+                self.staging.rmdir()
 
-    async def start(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Sandboxed:
-        """Start `argv` in `cwd`; its stderr is a pipe for the caller to read."""
-        cgroup = None
-        if self.pids_root is not None:
-            cgroup = self.pids_root / f"{CGROUP_PREFIX}{secrets.token_hex(6)}"
-            cgroup.mkdir()
-            (cgroup / "pids.max").write_text(str(self.limits.processes))
+    def command(self, argv: Sequence[str], package: Path, socket_path: str, uid: int, group: Group | None) -> list[str]:
+        """The full command line that runs `argv` (its files in `package`) as `uid` inside the sandbox."""
+        assert self.staging is not None, "only a confined sandbox builds a command"
+        tool, limits, stage = self.tools, self.limits, self.staging
+        q = shlex.quote
+        script = ["set -e"]
+        # Into the cgroup first, so that the tmpfs below and everything after count against it.
+        script += [f"echo $$ > {q(str(procs))}" for procs in (group.procs_files if group else ())]
+        script.append(
+            f"{tool['mount']} -t tmpfs -o mode=0755,size={limits.disk_bytes + (1 << 20)} arena-sandbox {q(str(stage))}"
+        )
+        inside: list[str] = []
+        for index, folder in enumerate(self.runtime.folders):
+            script.append(f"mkdir {stage}/r{index} && {tool['mount']} --rbind {q(str(folder))} {stage}/r{index}")
+            inside += ["--ro-bind", f"{stage}/r{index}", str(folder)]
+        inside += [arg for hidden in self.runtime.hidden for arg in ("--tmpfs", str(hidden))]
+        script += [
+            f"touch {stage}/socket && {tool['mount']} --bind {q(socket_path)} {stage}/socket",
+            f"mkdir -m 0700 {stage}/home {stage}/tmp",
+            f"{tool['cp']} -R {q(str(package))}/. {stage}/home/",
+            f"{tool['chown']} -R {uid}:{uid} {stage}/home {stage}/tmp",
+            f"echo 'bot:x:{uid}:{uid}:hosted bot:{BOT_HOME}:/bin/sh' > {stage}/passwd",
+            f"echo 'bot:x:{uid}:' > {stage}/group",
+            'exec "$@"',
+        ]  # fmt: skip
+        rlimits = [
+            tool["prlimit"], f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 5}", f"--as={limits.memory_bytes}",
+            f"--fsize={limits.file_bytes}", f"--nproc={limits.processes}",
+            f"--nofile={limits.open_files}:{limits.open_files}", "--core=0", "--",
+        ]  # fmt: skip
+        drop = [tool["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
+                "--inh-caps=-all", "--bounding-set=-all", "--"]  # fmt: skip
+        jail = [
+            tool["bwrap"], "--unshare-all", "--unshare-user", "--disable-userns", "--assert-userns-disabled",
+            "--die-with-parent", "--new-session", "--hostname", "arena-bot",
+            "--ro-bind", "/usr", "/usr", *_system_links(), *_etc_files(),
+            "--ro-bind", f"{stage}/passwd", "/etc/passwd", "--ro-bind", f"{stage}/group", "/etc/group",
+            *inside,
+            "--ro-bind", f"{stage}/socket", BOT_SOCKET,
+            "--bind", f"{stage}/home", BOT_HOME, "--bind", f"{stage}/tmp", BOT_TMP,
+            "--proc", "/proc", "--dev", "/dev", "--chdir", BOT_HOME, "--",
+        ]  # fmt: skip
+        return [tool["unshare"], "--mount", "--propagation", "private", "--", tool["sh"], "-c", "\n".join(script),
+                "arena-sandbox", *rlimits, *drop, *jail, *argv]  # fmt: skip
+
+    def environment(self, package: Path, socket_path: str, token: str) -> dict[str, str]:
+        """All the environment a bot gets: nothing of the node's own."""
+        home, socket = (BOT_HOME, BOT_SOCKET) if self.confined else (str(package), socket_path)
+        return {
+            "PATH": self.runtime.path, "HOME": home, "TMPDIR": BOT_TMP if self.confined else home,
+            "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "ARENA_SERVER": f"unix:{socket}", "ARENA_TOKEN": token,
+        }  # fmt: skip
+
+    def program(self, argv: Sequence[str]) -> list[str]:
+        """The command with `python` meaning the node's interpreter (it has the SDK)."""
+        argv = list(argv)
+        if argv and argv[0] in ("python", "python3"):
+            argv[0] = self.runtime.python
+        return argv
+
+    async def start(self, argv: Sequence[str], package: Path, socket_path: str, token: str) -> Sandboxed:
+        """Start the bot `argv` whose files are in `package`; its stderr is a pipe for the caller to read."""
+        argv, env = self.program(argv), self.environment(package, socket_path, token)
+        if not self.confined:
+            process = await asyncio.create_subprocess_exec(
+                *argv, cwd=package, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            )  # fmt: skip
+            return Sandboxed(process, None, os.getuid())
+        uid = _free_uid()
+        group = None
+        if self.cgroups is not None:
+            limits = self.limits
+            group = self.cgroups.create(GroupLimits(limits.memory_bytes + limits.disk_bytes, limits.cpu_cores,
+                                                    limits.processes))  # fmt: skip
         try:
             process = await asyncio.create_subprocess_exec(
-                *self.command(argv, cgroup),
-                cwd=cwd,
-                env=dict(env),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
+                *self.command(argv, package, socket_path, uid, group), cwd="/", env=env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
-            )
+            )  # fmt: skip
         except OSError:
-            if cgroup is not None:
-                cgroup.rmdir()
+            if group is not None:
+                await group.kill()
             raise
-        return Sandboxed(process, cgroup)
+        return Sandboxed(process, group, uid)
+
+
+def _system_links() -> list[str]:
+    args: list[str] = []
+    for name in SYSTEM_LINKS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    return args
+
+
+def _etc_files() -> list[str]:
+    return [arg for name in ETC_FILES for arg in ("--ro-bind-try", name, name)]
+
+
+def _free_uid() -> int:
+    while True:
+        uid = UIDS.start + secrets.randbelow(len(UIDS))
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            return uid
 
 
 @dataclass
 class Sandboxed:
-    """A started sandboxed process."""
+    """A started hosted process."""
 
     process: asyncio.subprocess.Process
-    cgroup: Path | None
+    group: Group | None
+    uid: int
 
     async def kill(self) -> None:
-        """SIGKILL its process group and every process left in its cgroup; then reap it."""
+        """SIGKILL it with every process it started (its whole cgroup, else its process group); then reap it."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        if self.cgroup is not None:
-            await kill_cgroup(self.cgroup)
+        if self.group is not None:
+            await self.group.kill()
         await self.process.wait()
 
 
-async def kill_cgroup(cgroup: Path) -> None:
-    """Kill the processes of a cgroup until none is left (a forking one cannot outrun pids.max), then remove it."""
-    procs = cgroup / "cgroup.procs"
-    for _ in range(200):
-        try:
-            pids = [int(line) for line in procs.read_text().split()]
-        except FileNotFoundError:
-            return
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        await asyncio.sleep(0.01)
-    with contextlib.suppress(OSError):
-        cgroup.rmdir()
-
-
-async def detect(limits: SandboxLimits) -> Sandbox:
-    """Probe what the kernel allows: a network namespace, a pids cgroup, and the tools that set them up."""
-    missing = [tool for tool in ("unshare", "prlimit", "sh") if shutil.which(tool) is None]
+async def detect(limits: SandboxLimits, hidden: Sequence[Path] = ()) -> Sandbox:
+    """Find what this host offers for the sandbox, try it once, and say which part is missing, if any."""
+    runtime = python_runtime(hidden)
+    if os.geteuid() != 0:
+        return Sandbox(limits, runtime, None, problem=(
+            f"the node runs as uid {os.geteuid()}, not root; it needs root to start each hosted bot under a uid "
+            "of its own and to make its cgroups"))  # fmt: skip
+    tools = {name: shutil.which(name) or "" for name in TOOLS}
+    missing = [f"{name} (Debian package {TOOLS[name]})" for name, found in tools.items() if not found]
     if missing:
-        return Sandbox(limits, False, None, f"the commands {', '.join(missing)} (util-linux) are not installed")
-    probe = await asyncio.create_subprocess_exec(
-        "unshare", "--net", "--", "true", stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
-    )
-    _, error = await probe.communicate()
-    namespace = probe.returncode == 0
-    pids_root = _pids_root()
-    problems = []
-    if not namespace:
-        problems.append(f"the kernel refuses a new network namespace ({error.decode().strip() or 'unshare failed'})")
-    if pids_root is None:
-        problems.append("no pids cgroup can be made (cgroup filesystem missing or read-only)")
-    return Sandbox(limits, namespace, pids_root, "; ".join(problems))
+        return Sandbox(limits, runtime, None, problem=f"the commands {', '.join(missing)} are not installed")
+    found, why = cgroups.find()
+    if found is None:
+        return Sandbox(limits, runtime, None, problem=why)
+    staging = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
+    staging.chmod(0o755)
+    sandbox = Sandbox(limits, runtime, found, tools, staging)
+    sandbox.problem = await _trial(sandbox)
+    if sandbox.problem:
+        sandbox.close()
+    return sandbox
 
 
-def _pids_root() -> Path | None:
-    for root in PIDS_ROOTS:
-        probe = root / f"{CGROUP_PREFIX}probe-{secrets.token_hex(4)}"
+async def _trial(sandbox: Sandbox) -> str:
+    """Run `true` in a full sandbox: what fails here (user namespaces turned off, say) fails for every bot."""
+    with tempfile.TemporaryDirectory(prefix="arena-trial-") as folder:
+        socket = Path(folder) / "socket"
+        socket.touch()
         try:
-            probe.mkdir()
-        except OSError:
-            continue
+            started = await sandbox.start(["true"], Path(folder), str(socket), "")
+        except (OSError, CgroupError) as error:
+            return f"a trial sandbox could not start: {error}"
+        assert started.process.stderr is not None
         try:
-            if (probe / "pids.max").exists():
-                (probe / "pids.max").write_text("8")
-                return root
-        except OSError:
-            continue
+            error_text = await asyncio.wait_for(started.process.stderr.read(), 10)
+            code = await asyncio.wait_for(started.process.wait(), 10)
+        except TimeoutError:
+            code, error_text = -1, b"it did not end within 10 s"
         finally:
-            with contextlib.suppress(OSError):
-                probe.rmdir()
-    return None
+            await started.kill()
+    if code == 0:
+        return ""
+    lines = error_text.decode(errors="replace").strip().splitlines()
+    return f"a trial sandbox failed: {lines[-1] if lines else f'exit code {code}'}"

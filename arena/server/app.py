@@ -114,10 +114,12 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     )
     bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)  # type: ignore[no-untyped-call]
     # Hosted bots connect through a Unix socket: their network namespace has no other way out.
+    # Its folder is the node's alone (0700); each sandbox binds the socket itself in, so no other
+    # local user can reach it, while every launch's own uid may connect (the socket is 0666).
     socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
     socket_path = str(socket_dir / "bots.sock")
     server.add_insecure_port(f"unix:{socket_path}")
-    sandbox = await detect(config.hosted.limits)
+    sandbox = await detect(config.hosted.limits, hidden=(config.data_dir, socket_dir))
     hosted = HostedManager(store, sessions, socket_path, sandbox, config.hosted, config.work.node or node_name())
     if hosted.refusal:
         log.warning("%s", hosted.refusal)
@@ -134,6 +136,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     else:
         port = server.add_insecure_port(address)
     await server.start()
+    Path(socket_path).chmod(0o666)
     hosted.start()
     for name in ("", *SERVICE_NAMES):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -156,6 +159,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await work.stop()
         await host.shutdown()
         await hosted.stop()
+        sandbox.close()
         sessions.close_all()
         await server.stop(grace=1.0)
         shutil.rmtree(socket_dir, ignore_errors=True)

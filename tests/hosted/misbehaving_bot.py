@@ -44,7 +44,7 @@ class MisbehavingBot(BuiltinBot):
         elif kind == "linger":
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             child = subprocess.Popen(["sleep", "300"], start_new_session=True)
-            print(f"linger: child {child.pid}", file=sys.stderr)
+            print(f"linger: child {child.pid} uid {os.getuid()}", file=sys.stderr)
 
     def act(self, turn: Turn) -> Action:
         if BEHAVIOUR[0] == "silent":

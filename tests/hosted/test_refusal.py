@@ -9,7 +9,7 @@ from redis.asyncio import Redis
 
 from arena.hosted.manager import HostedConfig, HostedManager
 from arena.hosted.package import pack
-from arena.hosted.sandbox import Sandbox, SandboxLimits
+from arena.hosted.sandbox import Sandbox, SandboxLimits, python_runtime
 from arena.server.matches import SeatUnavailable
 from arena.server.sessions import Limits, SessionRegistry
 from arena.store import Store
@@ -17,7 +17,7 @@ from arena.store.hosted import HostedStore
 
 pytestmark = pytest.mark.asyncio
 REPO = Path(__file__).resolve().parents[2]
-NO_NAMESPACE = "the kernel refuses a new network namespace (unshare: Operation not permitted)"
+NO_NAMESPACE = "a trial sandbox failed: bwrap: No permissions to create a new namespace"
 
 
 async def test_a_node_without_a_sandbox_refuses_hosted_seats_and_says_how_to_allow_them(redis_url: str) -> None:
@@ -27,7 +27,7 @@ async def test_a_node_without_a_sandbox_refuses_hosted_seats_and_says_how_to_all
     await store.register_bot("olga", "boxed", ["friday13"])
     package = pack(REPO / "sample_bots" / "python")
     await HostedStore(redis).add_version("boxed", package.sha256, package.data, "python random_bot.py")
-    unconfined = Sandbox(SandboxLimits(), network_namespace=False, pids_root=None, problem=NO_NAMESPACE)
+    unconfined = Sandbox(SandboxLimits(), python_runtime(), None, problem=NO_NAMESPACE)
     try:
         refusing = HostedManager(
             store, SessionRegistry(Limits()), "/nonexistent.sock", unconfined, HostedConfig(), "n1"

@@ -22,13 +22,18 @@ async def test_a_hosted_bot_cannot_open_a_tcp_connection(arena: Arena, tmp_path:
     assert "tcp: connected" not in reply.stderr_tail
 
 
-def gone(pid: int) -> bool:
-    """No such process, or only a zombie waiting for its reaper."""
-    status = Path(f"/proc/{pid}/status")
-    try:
-        return "State:\tZ" in status.read_text()
-    except FileNotFoundError:
-        return True
+def processes_of(uid: int) -> list[int]:
+    """The host's live processes running as `uid` (zombies waiting for their reaper do not count)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
+            found.append(int(status.parent.name))
+    return found
 
 
 async def forfeited_but_finished(arena: Arena, match_id: str) -> dict[str, object]:
@@ -69,8 +74,9 @@ async def test_a_bot_that_never_exits_is_killed_at_match_end(arena: Arena, tmp_p
     run = (await logs(arena, owner, "stayer")).runs[0]
     assert run.ending == "stopped at the end of its matches"
     assert run.match_ids == [reply.version.validation_match_id]
-    child = int(run.stderr.split("linger: child ")[1].split()[0])
-    assert gone(child), "its child in a session of its own was killed too"
+    uid = int(run.stderr.split("linger: child ")[1].split()[2])
+    assert uid != 0
+    assert processes_of(uid) == [], "its child in a session of its own was killed too"
 
 
 async def test_a_bot_that_never_answers_fails_validation(arena: Arena, tmp_path: Path) -> None:
