@@ -21,7 +21,7 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +72,8 @@ class Launch:
     sandboxed: Sandboxed
     workdir: Path
     token: str
+    exclusive: bool = False
+    """Started for one match alone (see Session.exclusive)."""
     started: float = field(default_factory=time.monotonic)
     started_ms: int = field(default_factory=now_ms)
     session: Session | None = None
@@ -119,30 +121,50 @@ class HostedManager:
 
     # -- seating ----------------------------------------------------------------------------
 
-    async def start_seats(self, names: Sequence[str], game: str) -> None:
-        """Make every hosted bot among `names` connected here with room for a match; MatchError when one cannot be."""
+    async def start_seats(self, names: Sequence[str], game: str, versions: Mapping[str, int]) -> dict[str, Session]:
+        """Make every hosted bot among `names` connected here with room for a match; MatchError when one cannot be.
+
+        A bot that `versions` names gets a process of that version started for one match alone (a
+        validation), and its session is returned: no other session of the bot may take that seat.
+        """
+        pinned: dict[str, Session] = {}
         for name in names:
             if name.startswith(BUILTIN_PREFIX):
                 continue
+            if name in versions:
+                launch = next((one for one in self.launches.values() if one.exclusive and one.bot == name
+                               and one.version == versions[name] and not one.matches and not one.ending), None)  # fmt: skip
+                pinned[name] = await self._connected(launch or await self._launch(name, versions[name]))
+                continue
             # A session with room here is enough, whatever the bot's kind: no Redis look-up per seat.
-            if any(s.attached and s.plays(game) and s.has_room() for s in self.sessions.of_bot(name)):
+            if any(
+                s.attached and not s.exclusive and s.plays(game) and s.has_room() for s in self.sessions.of_bot(name)
+            ):
                 continue
             bot = await self.store.get_bot(name)
             if bot is None or bot.kind != "hosted":
                 continue
-            launch = next((one for one in self.launches.values() if one.bot == name and one.session is None), None)
-            if launch is None:
-                launch = await self._launch(name)
-            await self._connected(launch)
+            launch = next((one for one in self.launches.values()
+                           if one.bot == name and one.session is None and not one.exclusive), None)  # fmt: skip
+            await self._connected(launch or await self._launch(name))
+        return pinned
 
-    async def _launch(self, bot: str) -> Launch:
+    async def _launch(self, bot: str, exclusive_version: int = 0) -> Launch:
+        """Start the bot's active version, or `exclusive_version` for one match alone."""
         if self.refusal:
             # Unavailable here, not unplayable: the work host gives the order back for a node that runs hosted bots.
             raise SeatUnavailable(self.refusal)
-        version = await self.hosted.active(bot)
-        if version is None:
-            raise MatchError(f"hosted bot {bot!r} has no working version (see arena bot logs {bot})")
+        if exclusive_version:
+            version = await self.hosted.version(bot, exclusive_version)
+            if version is None:
+                raise MatchError(f"hosted bot {bot!r} has no version {exclusive_version}")
+        else:
+            version = await self.hosted.active(bot)
+            if version is None:
+                raise MatchError(f"hosted bot {bot!r} has no working version (see arena bot logs {bot})")
         launch_id = secrets.token_urlsafe(9)
+        if exclusive_version:
+            self.sessions.exclusive_launches.add(launch_id)
         workdir = Path(tempfile.mkdtemp(prefix="arena-hosted-"))
         try:
             unpack(await self.hosted.package(bot, version.version), workdir)
@@ -151,19 +173,21 @@ class HostedManager:
             sandboxed = await self.sandbox.start(argv, workdir, self.socket_path, token)
         except (OSError, PackageError, ValueError) as error:
             shutil.rmtree(workdir, ignore_errors=True)
+            self.sessions.exclusive_launches.discard(launch_id)
             raise MatchError(f"hosted bot {bot!r} version {version.version} could not be started: {error}") from None
-        launch = Launch(launch_id, bot, version.version, sandboxed, workdir, token)
+        launch = Launch(launch_id, bot, version.version, sandboxed, workdir, token, exclusive=bool(exclusive_version))
         launch.reader = asyncio.create_task(self._read_stderr(launch), name=f"stderr of {bot}")
         self.launches[launch_id] = launch
         log.info("started hosted bot %s version %d (launch %s)", bot, version.version, launch_id)
         return launch
 
-    async def _connected(self, launch: Launch) -> None:
+    async def _connected(self, launch: Launch) -> Session:
         """Wait until the launch's session is there; MatchError when the process stops first."""
         while launch.session is None:
             if launch.ending:
                 raise MatchError(f"hosted bot {launch.bot!r} did not connect: {launch.ending}")
             await asyncio.sleep(self.config.poll)
+        return launch.session
 
     async def _read_stderr(self, launch: Launch) -> None:
         stream = launch.sandboxed.process.stderr
@@ -221,6 +245,7 @@ class HostedManager:
             if not launch.session.gone:
                 self.sessions.expire(launch.session)
         self.launches.pop(launch.id, None)
+        self.sessions.exclusive_launches.discard(launch.id)
         shutil.rmtree(launch.workdir, ignore_errors=True)
         stderr = launch.stderr.decode(errors="replace")
         run = HostedRun(launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), ending, stderr,

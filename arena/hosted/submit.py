@@ -70,7 +70,8 @@ async def validate(
     store: Store, hosted: HostedStore, bot: str, version: HostedVersion, game: str, config: ValidationConfig
 ) -> Submitted:
     players = make_game(game).players
-    order = await submit_match(store, game, [bot] + [VALIDATION_OPPONENT] * (players - 1), clock=config.clock)
+    seats = [bot] + [VALIDATION_OPPONENT] * (players - 1)
+    order = await submit_match(store, game, seats, clock=config.clock, validating=version.version)
     await hosted.set_validation_match(bot, version.version, order.match_id)
     queue = WorkQueue(store.redis)
     deadline = asyncio.get_running_loop().time() + config.timeout

@@ -20,7 +20,7 @@ from arena.ratings import ResultRecord
 from arena.server import convert
 from arena.server.relay import RelaySeat, RemoteSession
 from arena.server.remote_seat import RemoteSeat
-from arena.server.sessions import SessionRegistry
+from arena.server.sessions import Session, SessionRegistry
 from arena.server.tasks import cancel_and_wait
 from arena.store import MatchRecord, Store
 from arena.store.store import now_ms
@@ -38,7 +38,9 @@ WATCH_BUFFER = 1024
 
 EndedHook = Callable[[MatchRecord, ResultRecord], Awaitable[None]]
 """Called once a finished match is stored, with its summary and result: ratings, the ladder."""
-SeatStarter = Callable[[Sequence[str], str], Awaitable[None]]
+SeatStarter = Callable[[Sequence[str], str, Mapping[str, int]], Awaitable[dict[str, Session]]]
+"""Makes the hosted bots among the seats connected here (seat names, game, versions to start for these
+seats alone); returns the sessions started for those versions."""
 """Called with a match's seats and game before they are seated: arena.hosted starts the processes
 of hosted bots here (raising MatchError when one cannot play)."""
 
@@ -165,7 +167,7 @@ class MatchHost:
         if len(set(remote)) != len(remote):
             raise MatchError("a bot may take only one seat in a match")
         if self.start_seats is not None:
-            await self.start_seats(seat_names, game.name)
+            await self.start_seats(seat_names, game.name, {})
         match_id = await self.store.next_match_id()
         live = self.prepare(match_id, game, seat_names, seed, clock)
         await self.store.match_started(live.record)
@@ -175,14 +177,18 @@ class MatchHost:
     def prepare(
         self, match_id: str, game: Game, seat_names: Sequence[str], seed: bytes, clock: Clock | None = None,
         tournament_id: str = "", remote: Mapping[str, RemoteSession] | None = None,
+        pinned: Mapping[str, Session] | None = None,
     ) -> LiveMatch:  # fmt: skip
         """Seat the match and list it as live here, all seats or none; the caller runs it.
 
-        A bot with no session here sits through its session on another node, when `remote` names one.
+        A bot with no session here sits through its session on another node, when `remote` names one;
+        a bot `pinned` names sits through that session and no other.
         """
         encoder = convert.encoder_for(game)
         seats = [
-            self._relayed(remote[name], index, game, match_id, encoder)
+            self._pinned(pinned[name], match_id, game, encoder)
+            if pinned and name in pinned
+            else self._relayed(remote[name], index, game, match_id, encoder)
             if remote and name in remote and not self.sessions.of_bot(name)
             else self._seat(name, index, game, match_id, seed, encoder)
             for index, name in enumerate(seat_names)
@@ -199,6 +205,13 @@ class MatchHost:
         self.live[match_id] = live
         return live
 
+    def _pinned(self, session: Session, match_id: str, game: Game, encoder: convert.Encoder) -> Seat:
+        if session.gone or not session.attached:
+            raise MatchError(f"the session started for bot {session.bot!r} ended before its match")
+        if not session.has_room():
+            raise SeatUnavailable(f"the session started for bot {session.bot!r} has no room for another match")
+        return RemoteSeat(session, match_id, game, encoder)
+
     def _relayed(self, remote: RemoteSession, index: int, game: Game, match_id: str, encoder: convert.Encoder) -> Seat:
         if not remote.plays(game.name):
             raise MatchError(f"bot {remote.bot!r} does not play {game.name}")
@@ -211,7 +224,7 @@ class MatchHost:
                 raise MatchError(f"no built-in bot {name!r}; choose builtin:{', builtin:'.join(BOTS)}")
             bot_seed = int.from_bytes(hashlib.sha256(seed + bytes([index])).digest()[:4], "big")
             return ThreadedBotSeat(name, lambda g, s: make_bot(policy, g, s, seed=bot_seed))
-        sessions = [session for session in self.sessions.of_bot(name) if session.attached]
+        sessions = [session for session in self.sessions.of_bot(name) if session.attached and not session.exclusive]
         if not sessions:
             raise SeatUnavailable(f"bot {name!r} is not connected")
         playing = [session for session in sessions if session.plays(game.name)]

@@ -164,7 +164,7 @@ class Relay:
         stated: dict[str, str] = {}
         while not self._stopping:
             try:
-                live = {s.id: s for s in self.sessions.by_id.values() if not s.gone}
+                live = {s.id: s for s in self.sessions.by_id.values() if not s.gone and not s.exclusive}
                 pipe = self.redis.pipeline(transaction=False)
                 for session_id, bot in stated.items():
                     if session_id not in live:

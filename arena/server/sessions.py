@@ -75,11 +75,15 @@ class Pending:
 class Session:
     """One bot process's session; outlives its stream by the grace period."""
 
-    def __init__(self, bot: str, hello: bot_pb.Hello, limits: Limits, launch: str = "") -> None:
+    def __init__(
+        self, bot: str, hello: bot_pb.Hello, limits: Limits, launch: str = "", exclusive: bool = False
+    ) -> None:
         self.id = "s-" + secrets.token_urlsafe(12)
         self.bot = bot
         self.launch = launch
         """The hosted launch whose process this is ("" for a bot its owner runs)."""
+        self.exclusive = exclusive
+        """Started for one match that names it (a new version's validation): no other match seats it, here or elsewhere."""
         self.games = frozenset(hello.games)
         self.max_matches = max(1, hello.max_matches)
         self.join_ladder = hello.join_ladder
@@ -240,6 +244,8 @@ class SessionRegistry:
     by_id: dict[str, Session] = field(default_factory=dict)
     on_change: Callable[[Session], None] | None = None
     """Told when a session opens, resumes or ends (the ladder restates its queue entries)."""
+    exclusive_launches: set[str] = field(default_factory=set)
+    """Hosted launches whose session is exclusive (see Session.exclusive); marked before their process starts."""
 
     def open(self, bot: str, hello: bot_pb.Hello, launch: str = "") -> tuple[Session, bool]:
         """The session a Hello asks for: the one it resumes (if it is this bot's and still alive), else a new one."""
@@ -247,7 +253,7 @@ class SessionRegistry:
         if resumed is not None and resumed.bot == bot and resumed.launch == launch and not resumed.gone:
             self._changed(resumed)
             return resumed, True
-        session = Session(bot, hello, self.limits, launch)
+        session = Session(bot, hello, self.limits, launch, exclusive=bool(launch) and launch in self.exclusive_launches)
         self.by_id[session.id] = session
         self._changed(session)
         return session, False

@@ -77,6 +77,7 @@ async def submit_match(
     tournament: str = "",
     rated: bool = False,
     match_id: str = "",
+    validating: int = 0,
 ) -> MatchOrder:
     """Queue a match for any node; returns its order (the match id is made here unless given)."""
     params = {"players": len(seats), **(params or {})}
@@ -95,6 +96,7 @@ async def submit_match(
         tournament=tournament,
         rated=rated,
         created_ms=now_ms(),
+        validating=validating,
     )
     await WorkQueue(store.redis).submit([order])
     return order
@@ -298,16 +300,22 @@ class WorkHost:
         """The match set up with its seats, once every bot has a free slot here; None if given back or aborted."""
         order = delivery.order
         deadline = asyncio.get_running_loop().time() + self.config.seat_wait
+        versions = {order.seats[0]: order.validating} if order.validating else {}
         while True:
             away = [
                 name for name in order.seats
-                if not name.startswith(BUILTIN_PREFIX) and not self.host.sessions.of_bot(name)
+                if not name.startswith(BUILTIN_PREFIX) and not self.host.sessions.of_bot(name) and name not in versions
             ]  # fmt: skip
             remote = await find_sessions(self.store.redis, away, self.consumer) if away else None
             try:
+                pinned = {}
                 if self.host.start_seats is not None:
-                    await self.host.start_seats(order.seats, game.name)
-                live = self.host.prepare(order.match_id, game, order.seats, seed, clock, order.tournament, remote)
+                    pinned = await self.host.start_seats(order.seats, game.name, versions)
+                elif versions:
+                    raise SeatUnavailable("this node runs no hosted bots")
+                live = self.host.prepare(
+                    order.match_id, game, order.seats, seed, clock, order.tournament, remote, pinned
+                )
             except SeatUnavailable as missing:
                 if asyncio.get_running_loop().time() < deadline:
                     await asyncio.sleep(0.05)

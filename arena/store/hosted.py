@@ -1,9 +1,9 @@
 """Hosted bots in Redis: their versions (package and record together), their runs' logs, launch tokens.
 
 A new version is one MULTI/EXEC under WATCH: the version record with its package, the bot's
-latest and active version, and the bot's kind, or nothing. The active version is the one that
-plays: a new upload becomes active at once (its validation match must seat it); a version that
-fails validation hands the place back to the newest version that passed, if any.
+latest version, and the bot's kind, or nothing. The active version is the one that plays: a new
+upload becomes active only once its validation match (which starts that version itself) passes;
+a version that fails never plays anywhere else.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from arena.store.store import HOSTED_TOKEN_PREFIX, NotFound, StoreError, now_ms,
 RUNS_KEPT = 50
 """Runs (with their stderr tails) kept per bot."""
 VALIDATING, OK, FAILED = "validating", "ok", "failed"
+VERSION_FIELDS = ["version", "sha256", "size", "run", "status", "reason", "created_ms", "match_id"]
+"""A version's record, without its package."""
 
 
 class NotYourBot(StoreError):
@@ -81,7 +83,7 @@ class HostedStore:
         self.redis = redis
 
     async def add_version(self, bot: str, sha256: str, package: bytes, run: str) -> HostedVersion:
-        """Store a new version of registered bot `bot` and make it active, atomically."""
+        """Store a new version of registered bot `bot`, atomically; it plays once it passes validation."""
         async with self.redis.pipeline(transaction=True) as pipe:
             for _ in range(10):
                 try:
@@ -93,7 +95,7 @@ class HostedStore:
                     record = {**{k: str(v) for k, v in asdict(version).items()}, "package": package}
                     pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.hset(keys.hosted_version(bot, version.version), mapping=record)  # type: ignore[arg-type]
-                    pipe.hset(keys.hosted(bot), mapping={"version": version.version, "active": version.version})
+                    pipe.hset(keys.hosted(bot), "version", version.version)
                     pipe.hset(keys.bot(bot), "kind", "hosted")
                     await pipe.execute()
                     return version
@@ -105,23 +107,17 @@ class HostedStore:
         await self.redis.hset(keys.hosted_version(bot, version), "match_id", match_id)
 
     async def finish_validation(self, bot: str, version: int, reason: str) -> None:
-        """Mark a version ok (`reason` "") or failed; a failed active one gives way to the newest ok one."""
+        """Mark a version ok (`reason` "") or failed; an ok one plays from now on, unless a newer one already does."""
         async with self.redis.pipeline(transaction=True) as pipe:
             for _ in range(10):
                 try:
                     await pipe.watch(keys.hosted(bot))
                     active = int(await pipe.hget(keys.hosted(bot), "active") or 0)
-                    fallback = active
-                    if reason and active == version:
-                        fallback = 0
-                        for older in range(version - 1, 0, -1):
-                            if _text(await pipe.hget(keys.hosted_version(bot, older), "status") or b"") == OK:
-                                fallback = older
-                                break
                     pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.hset(keys.hosted_version(bot, version), mapping={"status": FAILED if reason else OK,
                                                                            "reason": reason})  # fmt: skip
-                    pipe.hset(keys.hosted(bot), "active", fallback)
+                    if not reason and version > active:
+                        pipe.hset(keys.hosted(bot), "active", version)
                     await pipe.execute()
                     return
                 except WatchError:
@@ -130,10 +126,11 @@ class HostedStore:
     async def active(self, bot: str) -> HostedVersion | None:
         """The version that plays now, or None when the bot has no working version."""
         active = int(await self.redis.hget(keys.hosted(bot), "active") or 0)
-        if not active:
-            return None
-        data = await self.redis.hgetall(keys.hosted_version(bot, active))
-        return _version(data) if data else None
+        return await self.version(bot, active) if active else None
+
+    async def version(self, bot: str, version: int) -> HostedVersion | None:
+        row = await self.redis.hmget(keys.hosted_version(bot, version), VERSION_FIELDS)
+        return _version(dict(zip(VERSION_FIELDS, row, strict=True))) if row[0] is not None else None
 
     async def package(self, bot: str, version: int) -> bytes:
         data = await self.redis.hget(keys.hosted_version(bot, version), "package")
@@ -145,11 +142,10 @@ class HostedStore:
         """Every version, newest first."""
         latest = int(await self.redis.hget(keys.hosted(bot), "version") or 0)
         pipe = self.redis.pipeline(transaction=False)
-        fields = ["version", "sha256", "size", "run", "status", "reason", "created_ms", "match_id"]
         for version in range(latest, 0, -1):
-            pipe.hmget(keys.hosted_version(bot, version), fields)
+            pipe.hmget(keys.hosted_version(bot, version), VERSION_FIELDS)
         rows = await pipe.execute()
-        return [_version(dict(zip(fields, row, strict=True))) for row in rows if row[0] is not None]
+        return [_version(dict(zip(VERSION_FIELDS, row, strict=True))) for row in rows if row[0] is not None]
 
     async def add_run(self, bot: str, run: HostedRun) -> None:
         pipe = self.redis.pipeline(transaction=True)

@@ -63,6 +63,9 @@ class MatchOrder:
     attempts: int = 0
     """How often a node gave the order back because it could not seat its bots."""
     created_ms: int = 0
+    validating: int = 0
+    """The hosted version of the bot in the first seat that this match validates (0: none): that seat
+    takes a process of that version started for this match alone, never another session of the bot."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))

@@ -34,7 +34,7 @@ async def test_a_node_without_a_sandbox_refuses_hosted_seats_and_says_how_to_all
         )
         assert NO_NAMESPACE in refusing.refusal and "--unsafe-no-sandbox" in refusing.refusal
         with pytest.raises(SeatUnavailable, match="unsafe-no-sandbox"):
-            await refusing.start_seats(["boxed", "builtin:random", "builtin:heuristic"], "friday13")
+            await refusing.start_seats(["boxed", "builtin:random", "builtin:heuristic"], "friday13", {})
         assert refusing.launches == {}, "nothing was started"
 
         allowed = HostedConfig(unsafe_no_sandbox=True)

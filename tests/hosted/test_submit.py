@@ -8,13 +8,15 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.hosted.package import pack
 from arena.ratings import ResultRecord
 from arena.store import keys
 from arena.store.hosted import HostedStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import messages_pb2 as pb
 from tests.hosted.conftest import logs, misbehaving, requests, submit
-from tests.server.conftest import ADMIN, Arena, bearer
+from tests.server.conftest import ADMIN, Arena, RandomBot, bearer
 from tests.server.test_mixed_table import node_bot  # noqa: F401 - the fixture that runs npm ci
 
 pytestmark = pytest.mark.asyncio
@@ -51,6 +53,43 @@ async def test_a_failed_version_leaves_the_last_working_one_playing(arena: Arena
     assert (failed.version.version, failed.version.status) == (2, "failed")
     active = await HostedStore(arena.server.store.redis).active("steady")
     assert active is not None and active.version == 1
+
+
+async def test_a_broken_version_fails_even_with_a_remote_copy_of_the_bot_connected(
+    arena: Arena, tmp_path: Path
+) -> None:
+    owner = await arena.owner()
+    token = await arena.bot(owner, "twin")
+    # The owner runs a working copy of the bot with its own token: validation must not seat it.
+    remote = await arena.connect(RandomBot, token)
+    failed = await submit(arena, owner, "twin", misbehaving(tmp_path / "broken", "crash"))
+    assert (failed.version.version, failed.version.status) == (1, "failed")
+    assert "never connected" in failed.version.reason
+    assert "crash: no luck today" in failed.stderr_tail
+    summary, _ = await arena.finished(failed.version.validation_match_id)
+    assert summary.termination == pb.TERMINATION_ABORTED
+    assert (remote.ended, remote.bots) == ([], {}), "the remote copy played no validation match"
+    assert await HostedStore(arena.server.store.redis).active("twin") is None
+
+
+async def test_a_version_plays_nothing_but_its_validation_until_it_passes(arena: Arena, tmp_path: Path) -> None:
+    owner = await arena.owner()
+    await arena.bot(owner, "careful")
+    first = await submit(arena, owner, "careful", misbehaving(tmp_path / "v1", "linger"))
+    assert (first.version.version, first.version.status) == (1, "ok")
+    hosted = HostedStore(arena.server.store.redis)
+    package = pack(tmp_path / "v1")
+    second = await hosted.add_version("careful", package.sha256, package.data, "python bot.py")
+    assert second.status == "validating"
+    active = await hosted.active("careful")
+    assert active is not None and active.version == 1, "an upload under validation does not play"
+    await hosted.finish_validation("careful", second.version, "it crashed")
+    active = await hosted.active("careful")
+    assert active is not None and active.version == 1, "nor does it after failing"
+    third = await submit(arena, owner, "careful", misbehaving(tmp_path / "v3", "linger"))
+    assert (third.version.version, third.version.status) == (3, "ok")
+    active = await hosted.active("careful")
+    assert active is not None and active.version == 3, "a version that passes plays from then on"
 
 
 async def test_the_node_sample_bot_runs_hosted(arena: Arena, tmp_path: Path, node_bot: Path) -> None:  # noqa: F811
