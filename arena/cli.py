@@ -236,10 +236,13 @@ def serve(
 ) -> None:
     """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
 
-    The admin token is read from ARENA_ADMIN_TOKEN, or made and printed once on first start.
+    The admin token is read from ARENA_ADMIN_TOKEN or from the file named by ARENA_ADMIN_TOKEN_FILE,
+    or made and printed once on first start. A password for --redis-url goes in the URL,
+    e.g. redis://:PASSWORD@host:6379/0.
     """
     from arena.hosted.manager import UNSAFE_ENV
     from arena.match import Clock
+    from arena.server.app import ConfigError
     from arena.server.commands import CommandError, run_server
 
     if unsafe_no_sandbox:
@@ -247,7 +250,7 @@ def serve(
     try:
         run_server(host, port, data_dir, redis_url, tls_cert, tls_key, Clock(per_move_ms / 1000, bank_ms / 1000),
                    grace_ms / 1000, ladder_sizes, http_port)  # fmt: skip
-    except CommandError as error:
+    except (CommandError, ConfigError) as error:
         raise click.ClickException(str(error)) from None
 
 

@@ -30,6 +30,7 @@ from arena.server.sessions import Limits, SessionRegistry
 from arena.server.tournaments import TournamentProgress
 from arena.server.work import WorkConfig, WorkHost, node_name
 from arena.store import Store, open_redis
+from arena.store.embedded import redacted
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
@@ -38,6 +39,8 @@ from arena.web import WebData, WebServer, start_web
 log = logging.getLogger(__name__)
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+ADMIN_TOKEN_FILE_ENV = "ARENA_ADMIN_TOKEN_FILE"
+"""A file holding the admin token, so that the token need not sit in any process's environment."""
 MAX_RECEIVE_BYTES = 1 << 20
 """The largest message a client may send; larger ones end the call with RESOURCE_EXHAUSTED."""
 MAX_SEND_BYTES = 16 << 20
@@ -175,13 +178,14 @@ async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:
 async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:
     """Run until SIGINT or SIGTERM: the body of `arena serve`."""
     async with open_redis(config.redis_url, config.data_dir) as redis, running(config, redis) as arena:
-        where = config.redis_url or f"embedded, data in {config.data_dir}"
+        where = redacted(config.redis_url) if config.redis_url else f"embedded, data in {config.data_dir}"
         scheme = "TLS" if config.tls_cert else "plaintext"
         announce(f"arena: serving on {arena.address} ({scheme}; Redis: {where})")
         if arena.web is not None:
             announce(f"arena: web UI on {arena.web.url}")
         if arena.new_admin_token:
-            announce(f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} to replace it):")
+            announce(f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} or "
+                     f"{ADMIN_TOKEN_FILE_ENV} to replace it):")  # fmt: skip
             announce(arena.new_admin_token)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -191,6 +195,32 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
         announce("arena: stopping")
 
 
+class ConfigError(ValueError):
+    """A setting from the environment cannot be used; the one-line message names it and what to fix."""
+
+
 def config_from_env(config: ServerConfig) -> ServerConfig:
-    config.admin_token = os.environ.get(ADMIN_TOKEN_ENV) or None
+    """The admin token from ARENA_ADMIN_TOKEN or from the file ARENA_ADMIN_TOKEN_FILE names.
+
+    ARENA_ADMIN_TOKEN leaves os.environ here, so that no process this one starts inherits it."""
+    token = os.environ.pop(ADMIN_TOKEN_ENV, "")
+    path = os.environ.get(ADMIN_TOKEN_FILE_ENV, "")
+    if token and path:
+        raise ConfigError(f"set only one of {ADMIN_TOKEN_ENV} and {ADMIN_TOKEN_FILE_ENV}")
+    if path:
+        token = read_token_file(path)
+    config.admin_token = token or None
     return config
+
+
+def read_token_file(path: str) -> str:
+    try:
+        token = Path(path).read_text().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        raise ConfigError(f"cannot read {ADMIN_TOKEN_FILE_ENV} {path}: {reason}") from None
+    if not token:
+        raise ConfigError(f"{ADMIN_TOKEN_FILE_ENV} {path} is empty: write the admin token (ata_...) into it")
+    if len(token.split()) != 1:
+        raise ConfigError(f"{ADMIN_TOKEN_FILE_ENV} {path} must hold the admin token alone, one word (ata_...)")
+    return token

