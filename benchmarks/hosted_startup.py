@@ -48,7 +48,7 @@ async def main(runs: int) -> None:
                     while arena.sessions.of_bot(name):  # the previous run is still being stopped
                         await asyncio.sleep(0.01)
                     started = time.perf_counter()
-                    await start_seats([name], "friday13")
+                    await start_seats([name], "friday13", {})
                     times.append(time.perf_counter() - started)
                     for session in arena.sessions.of_bot(name):
                         arena.sessions.expire(session)

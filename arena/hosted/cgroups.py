@@ -148,6 +148,12 @@ def find(root: Path = ROOT) -> tuple[Cgroups | None, str]:
 
 
 def _find_unified(root: Path) -> tuple[Cgroups | None, str]:
+    """The node's own cgroup as the parent of its bots' groups (cgroup v2; not tried on this project's machines).
+
+    v2 enables a controller for a group's children only while the group itself holds no process,
+    so the node first moves itself into a leaf of its own (`arena-node`), as a program given a
+    delegated subtree (systemd's Delegate=yes, a container's cgroup namespace) does.
+    """
     parent = root / _own_path("")
     wanted = {"memory", "cpu", "pids"}
     available = set((parent / "cgroup.controllers").read_text().split())
@@ -156,10 +162,15 @@ def _find_unified(root: Path) -> tuple[Cgroups | None, str]:
     enabled = set((parent / "cgroup.subtree_control").read_text().split())
     if not wanted <= enabled:
         try:
+            if (parent / "cgroup.procs").read_text().split():
+                leaf = parent / "arena-node"
+                leaf.mkdir(exist_ok=True)
+                (leaf / "cgroup.procs").write_text(str(os.getpid()))
             (parent / "cgroup.subtree_control").write_text(" ".join(f"+{name}" for name in sorted(wanted - enabled)))
         except OSError as error:
             return None, (f"cannot enable the cgroup v2 controllers memory, cpu and pids in {parent} ({error}); "
-                          "delegate a cgroup subtree to the node")  # fmt: skip
+                          "give the node a cgroup subtree of its own (systemd Delegate=yes, or a container with "
+                          "its own cgroup namespace and nothing else in its cgroup)")  # fmt: skip
     return _probe(Cgroups({"": parent}))
 
 

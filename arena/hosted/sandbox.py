@@ -295,13 +295,22 @@ async def detect(limits: SandboxLimits, hidden: Sequence[Path] = ()) -> Sandbox:
     return sandbox
 
 
+TRIAL = (
+    'test "$(id -u)" != 0 && grep -Eq "^CapEff:\\s+0+$" /proc/self/status && grep -Eq "^CapBnd:\\s+0+$" /proc/self/status'
+    ' && grep -Eq "^NoNewPrivs:\\s+1$" /proc/self/status'
+    ' || { echo "the process kept a privilege:" $(grep -E "^(Uid|CapEff|CapBnd|NoNewPrivs)" /proc/self/status) >&2; exit 1; }'
+)
+"""The trial launch's check that the bot's process has no privilege left (setpriv leaves the bounding set
+as it was, without a word, where the node lacks CAP_SETPCAP)."""
+
+
 async def _trial(sandbox: Sandbox) -> str:
-    """Run `true` in a full sandbox: what fails here (user namespaces turned off, say) fails for every bot."""
+    """Start a full sandbox once: what fails here (user namespaces turned off, say) fails for every bot."""
     with tempfile.TemporaryDirectory(prefix="arena-trial-") as folder:
         socket = Path(folder) / "socket"
         socket.touch()
         try:
-            started = await sandbox.start(["true"], Path(folder), str(socket), "")
+            started = await sandbox.start(["sh", "-c", TRIAL], Path(folder), str(socket), "")
         except (OSError, CgroupError) as error:
             return f"a trial sandbox could not start: {error}"
         assert started.process.stderr is not None
