@@ -8,6 +8,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
+# bubblewrap is the hosted bots' sandbox (util-linux's setpriv, unshare and prlimit and the mount
+# command come with the base image). It is used only by a node started as root with the
+# privileges README lists ("Hosted bots in containers"); as the default user below, a node
+# serves everything else and leaves hosted bots to nodes that can run them.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY arena ./arena

@@ -6,16 +6,18 @@ cd "$(dirname "$0")/.."
 
 python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 # System packages the tests use, from Debian when missing (one `apt-get update` for all):
-# chromium, which tests/web drives through Playwright (Playwright cannot download browsers
-# here), and, best effort, docker-compose for `docker-compose config` on docker-compose.yml
-# (tests/scale/test_compose.py checks the file's structure without it too).
+# bubblewrap, the hosted bots' sandbox (tests/hosted); chromium, which tests/web drives through
+# Playwright (Playwright cannot download browsers here), and, best effort, docker-compose for
+# `docker-compose config` on docker-compose.yml (tests/scale/test_compose.py checks the file's
+# structure without it too).
 missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 || missing+=(docker-compose)
 if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "== apt-get install ${missing[*]}"
   { timeout 180 apt-get update -q && timeout 900 apt-get install -y -q "${missing[@]}"; } \
-    >/dev/null 2>&1 || echo "(apt-get could not install ${missing[*]}: the browser tests fail in CI, skip elsewhere)"
+    >/dev/null 2>&1 || echo "(apt-get could not install ${missing[*]}: the hosted-bot and browser tests fail in CI)"
 fi
 
 echo "== ruff"

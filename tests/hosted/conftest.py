@@ -6,7 +6,6 @@ import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 import pytest_asyncio
 
 from arena.hosted.manager import HostedConfig
@@ -56,10 +55,3 @@ async def logs(arena: Arena, token: str, name: str) -> api_pb.GetBotLogsResponse
         api_pb.GetBotLogsRequest(name=name), metadata=bearer(token)
     )
     return reply
-
-
-@pytest.fixture
-def sandboxed() -> None:
-    """Skip where the kernel refuses the sandbox (the tests need it to mean anything)."""
-    if shutil.which("unshare") is None:
-        pytest.skip("util-linux unshare is not installed")

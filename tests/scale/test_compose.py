@@ -91,3 +91,18 @@ def test_compose_itself_accepts_the_file(repo_root: Path) -> None:
         env={key: value for key, value in os.environ.items() if key != "ARENA_ADMIN_TOKEN"},
     )  # fmt: skip
     assert missing.returncode != 0 and "ARENA_ADMIN_TOKEN" in missing.stderr
+
+
+def test_the_hosted_node_gets_exactly_the_capabilities_the_sandbox_was_shown_to_need(
+    compose: dict[str, Any], repo_root: Path
+) -> None:
+    from tests.hosted.test_host_requirements import LEAST
+
+    hosted = compose["services"]["arena-hosted"]
+    assert hosted["profiles"] == ["hosted"]
+    assert hosted["user"] == "root"
+    assert hosted["cap_drop"] == ["ALL"]
+    assert sorted(name.lower() for name in hosted["cap_add"]) == sorted(LEAST)
+    assert "privileged" not in hosted
+    assert hosted["command"] == compose["services"]["arena"]["command"]
+    assert "bubblewrap" in (repo_root / "Dockerfile").read_text()
