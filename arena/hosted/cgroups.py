@@ -14,6 +14,7 @@ import contextlib
 import os
 import secrets
 import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,6 +173,23 @@ def _find_unified(root: Path) -> tuple[Cgroups | None, str]:
                           "give the node a cgroup subtree of its own (systemd Delegate=yes, or a container with "
                           "its own cgroup namespace and nothing else in its cgroup)")  # fmt: skip
     return _probe(Cgroups({"": parent}))
+
+
+def sweep(cgroups: Cgroups, older_than: float = 60.0) -> int:
+    """Remove the empty groups of launches whose node died (kill -9 leaves them); returns how many.
+
+    An empty group younger than `older_than` seconds may be one another node has just made for a
+    launch that is about to enter it, so it stays.
+    """
+    removed = 0
+    for folder in existing(cgroups):
+        try:
+            if not (folder / "cgroup.procs").read_text().split() and time.time() - folder.stat().st_mtime > older_than:
+                folder.rmdir()
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def _probe(cgroups: Cgroups) -> tuple[Cgroups | None, str]:

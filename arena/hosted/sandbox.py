@@ -286,6 +286,7 @@ async def detect(limits: SandboxLimits, hidden: Sequence[Path] = ()) -> Sandbox:
     found, why = cgroups.find()
     if found is None:
         return Sandbox(limits, runtime, None, problem=why)
+    cgroups.sweep(found)
     staging = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
     staging.chmod(0o755)
     sandbox = Sandbox(limits, runtime, found, tools, staging)
