@@ -224,7 +224,8 @@ class HostedManager:
             return "never connected" if now - launch.started > self.config.connect_timeout else ""
         if session.gone:
             return "its session ended"
-        launch.matches |= session.matches
+        # `played`, not `matches`: a match of quick bots may start and end between two looks.
+        launch.matches |= session.played
         if launch.matches and not session.matches:
             return "stopped at the end of its matches"
         if not launch.matches and now - launch.connected > self.config.idle_timeout:
@@ -241,7 +242,7 @@ class HostedManager:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(launch.reader, 2.0)
         if launch.session is not None:
-            launch.matches |= launch.session.matches
+            launch.matches |= launch.session.played
             if not launch.session.gone:
                 self.sessions.expire(launch.session)
         self.launches.pop(launch.id, None)

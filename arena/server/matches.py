@@ -201,7 +201,7 @@ class MatchHost:
         runner.on_move = live.on_move
         for seat in seats:
             if isinstance(seat, RemoteSeat):
-                seat.session.matches.add(match_id)
+                seat.session.seated(match_id)
         self.live[match_id] = live
         return live
 

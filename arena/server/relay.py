@@ -209,7 +209,7 @@ class Relay:
                 self._spawn(self._answer_gone(fields, "the bot's session ended"))
             return
         if kind == "start":
-            session.matches.add(match_id)
+            session.seated(match_id)
             session.started[match_id] = message.match_started
             session.send(message)
         elif kind == "request":

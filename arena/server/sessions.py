@@ -90,6 +90,8 @@ class Session:
         self.client = hello.client
         self.limits = limits
         self.matches: set[str] = set()
+        self.played: set[str] = set()
+        """Every match it was ever seated in, the running ones too (a hosted launch's run lists them)."""
         self.pending: dict[int, Pending] = {}
         self.bucket = TokenBucket(limits.flood_rate, limits.flood_burst)
         self.gone = False
@@ -112,6 +114,10 @@ class Session:
 
     def plays(self, game: str) -> bool:
         return not self.games or game in self.games
+
+    def seated(self, match_id: str) -> None:
+        self.matches.add(match_id)
+        self.played.add(match_id)
 
     def has_room(self) -> bool:
         return not self.gone and len(self.matches) < self.max_matches

@@ -37,8 +37,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arena.games.base import Action
-from arena.sdk import BuiltinBot, Match, Turn, run
+from arena.sdk import BuiltinBot, Match, run
 
 CONFIG: dict[str, Any] = json.loads(Path(__file__).with_name("attack.json").read_text())
 ATTACK: str = CONFIG["attack"]
@@ -727,15 +726,6 @@ class HostileBot(BuiltinBot):
         if ATTACK in AT_MATCH_START and not _attacked:
             _attacked = True
             AT_MATCH_START[ATTACK]()
-        self.first = True
-
-    def act(self, turn: Turn) -> Action:
-        if self.first:
-            # A match of fast bots can end between two looks of the node's watch loop (0.05 s apart), and
-            # its run is then stored without the match: a short pause keeps the run findable by its match.
-            self.first = False
-            time.sleep(0.3)
-        return super().act(turn)
 
 
 if __name__ == "__main__":
