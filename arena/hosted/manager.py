@@ -32,11 +32,13 @@ from arena.server.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
 from arena.server.sessions import Session, SessionRegistry
 from arena.server.tasks import cancel_and_wait
 from arena.store import Store
-from arena.store.hosted import HostedRun, HostedStore
+from arena.store.hosted import HostedRun, HostedStore, HostedVersion
 from arena.store.store import now_ms
 
 log = logging.getLogger(__name__)
 
+PACKAGES_KEPT = 16
+"""Unpacked versions a node keeps for the next launch."""
 UNSAFE_ENV = "ARENA_UNSAFE_NO_SANDBOX"
 """Set (not "0") to run hosted bots without a sandbox where there is none: `arena serve --unsafe-no-sandbox`."""
 
@@ -69,8 +71,10 @@ class Launch:
     id: str
     bot: str
     version: int
+    sha256: str
     sandboxed: Sandboxed
-    workdir: Path
+    workdir: Path | None
+    """Its own copy of the package, removed when it stops (unconfined only: a sandbox copies the package in)."""
     token: str
     exclusive: bool = False
     """Started for one match alone (see Session.exclusive)."""
@@ -101,6 +105,9 @@ class HostedManager:
         self.node = node
         self.launches: dict[str, Launch] = {}
         self._watch: asyncio.Task[None] | None = None
+        self._packages = Path(tempfile.mkdtemp(prefix="arena-packages-"))
+        self._unpacked_folders: dict[str, Path] = {}
+        """Unpacked versions by SHA-256, least recently started first: each launch of a version copies one."""
 
     @property
     def refusal(self) -> str:
@@ -118,6 +125,24 @@ class HostedManager:
             await cancel_and_wait([self._watch], "hosted bots")
         for launch in list(self.launches.values()):
             await self._finish(launch, "stopped with the server")
+        shutil.rmtree(self._packages, ignore_errors=True)
+
+    async def _unpacked(self, bot: str, version: HostedVersion) -> Path:
+        """The version's files, unpacked once per node (a Node bot's node_modules takes ~0.3 s to write)."""
+        folder = self._unpacked_folders.pop(version.sha256, None)
+        if folder is None or not folder.is_dir():
+            folder = Path(tempfile.mkdtemp(dir=self._packages))
+            try:
+                unpack(await self.hosted.package(bot, version.version), folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+        self._unpacked_folders[version.sha256] = folder
+        starting = {launch.sha256 for launch in self.launches.values() if launch.session is None}
+        for sha256 in list(self._unpacked_folders)[:-PACKAGES_KEPT]:
+            if sha256 not in starting:  # a starting launch may still be copying it
+                shutil.rmtree(self._unpacked_folders.pop(sha256), ignore_errors=True)
+        return folder
 
     # -- seating ----------------------------------------------------------------------------
 
@@ -165,17 +190,24 @@ class HostedManager:
         launch_id = secrets.token_urlsafe(9)
         if exclusive_version:
             self.sessions.exclusive_launches.add(launch_id)
-        workdir = Path(tempfile.mkdtemp(prefix="arena-hosted-"))
+        workdir = None
         try:
-            unpack(await self.hosted.package(bot, version.version), workdir)
+            folder = await self._unpacked(bot, version)
+            if not self.sandbox.confined:
+                # Unconfined, the bot runs in the folder itself: a copy of its own, removed when it stops.
+                workdir = Path(tempfile.mkdtemp(prefix="arena-hosted-"))
+                shutil.copytree(folder, workdir, symlinks=True, dirs_exist_ok=True)
+                folder = workdir
             argv = shlex.split(version.run)
             token = await self.hosted.mint_token(bot, launch_id, self.config.token_lifetime)
-            sandboxed = await self.sandbox.start(argv, workdir, self.socket_path, token)
+            sandboxed = await self.sandbox.start(argv, folder, self.socket_path, token)
         except (OSError, PackageError, ValueError) as error:
-            shutil.rmtree(workdir, ignore_errors=True)
+            if workdir is not None:
+                shutil.rmtree(workdir, ignore_errors=True)
             self.sessions.exclusive_launches.discard(launch_id)
             raise MatchError(f"hosted bot {bot!r} version {version.version} could not be started: {error}") from None
-        launch = Launch(launch_id, bot, version.version, sandboxed, workdir, token, exclusive=bool(exclusive_version))
+        launch = Launch(launch_id, bot, version.version, version.sha256, sandboxed, workdir, token,
+                        exclusive=bool(exclusive_version))  # fmt: skip
         launch.reader = asyncio.create_task(self._read_stderr(launch), name=f"stderr of {bot}")
         self.launches[launch_id] = launch
         log.info("started hosted bot %s version %d (launch %s)", bot, version.version, launch_id)
@@ -247,7 +279,8 @@ class HostedManager:
                 self.sessions.expire(launch.session)
         self.launches.pop(launch.id, None)
         self.sessions.exclusive_launches.discard(launch.id)
-        shutil.rmtree(launch.workdir, ignore_errors=True)
+        if launch.workdir is not None:
+            shutil.rmtree(launch.workdir, ignore_errors=True)
         stderr = launch.stderr.decode(errors="replace")
         run = HostedRun(launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), ending, stderr,
                         self.node)  # fmt: skip
