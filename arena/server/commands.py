@@ -14,6 +14,7 @@ from arena.server.app import ServerConfig, config_from_env, serve
 from arena.server.ladder import LadderConfig, LadderError, parse_sizes
 from arena.server.sessions import Limits
 from arena.store import RedisUnavailable
+from arena.store.embedded import redacted
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import messages_pb2 as pb
@@ -43,7 +44,7 @@ def run_server(
     except LadderError as error:
         raise CommandError(str(error)) from None
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise CommandError(f"--redis-url {redis_url!r} must start with redis://, rediss:// or unix://")
+        raise CommandError(f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss:// or unix://")
     config = config_from_env(
         ServerConfig(host, port, data_dir, redis_url, tls_cert, tls_key, clock, Limits(grace=grace), ladder=ladder)
     )
