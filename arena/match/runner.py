@@ -139,7 +139,8 @@ class MatchRunner:
         started = time.perf_counter()
         try:
             # asyncio.timeout arms one timer; wait_for would also wrap the request in a task.
-            async with asyncio.timeout(move.time_left):
+            async with asyncio.timeout(move.time_left) as budget:
+                move.extend = lambda seconds: budget.reschedule((budget.when() or 0.0) + seconds)
                 action = await player.request(move)
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
@@ -149,7 +150,7 @@ class MatchRunner:
             return state.default_action()
         except SeatFailure as failure:
             return await self._strike(seat, move, str(failure))
-        elapsed = time.perf_counter() - started
+        elapsed = time.perf_counter() - started - move.paused
         record.thinking += elapsed
         record.bank = max(0.0, record.bank - max(0.0, elapsed - self.clock.per_move))
         if action not in move.legal_actions:

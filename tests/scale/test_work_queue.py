@@ -7,9 +7,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
+from redis import exceptions as redis_exceptions
 from redis.asyncio import Redis
 
 from arena.ratings import ResultRecord
+from arena.server.work import EventWriter
 from arena.store import MatchRecord
 from arena.store.work import MatchOrder, WorkQueue
 
@@ -56,8 +58,8 @@ async def test_a_result_is_stored_once_and_the_order_stays_until_acknowledged(re
     (delivery,) = await queue.read(1, block_ms=100)
     record = MatchRecord("m1", "friday13", {"players": 3}, ["a", "b", "c"], 1)
     await queue.started(record, "00ff", fresh=True)
-    await queue.append_events({"m1": [7, 9]})
-    await queue.append_events({"m1": [4]})
+    await queue.append_events({"m1": [7, 9]}, {"m1": 0})
+    await queue.append_events({"m1": [4]}, {"m1": 2})
     events = await queue.events("m1")
     assert (events.seed, events.actions) == ("00ff", [7, 9, 4])
     assert await queue.store_result(delivery.order, record, None, result("m1"))
@@ -67,3 +69,27 @@ async def test_a_result_is_stored_once_and_the_order_stays_until_acknowledged(re
     await queue.ack(delivery)
     assert await queue.backlog() == 0
     assert await queue.claim_stale(min_idle_ms=0) == []
+
+
+@pytest.mark.asyncio
+async def test_a_batch_written_twice_reads_once_and_a_failed_write_keeps_its_moves_in_order(redis: Redis) -> None:
+    queue = WorkQueue(redis, "node-a")
+    record = MatchRecord("m2", "friday13", {"players": 3}, ["a", "b", "c"], 1)
+    await queue.started(record, "00ff", fresh=True)
+    await queue.append_events({"m2": [1, 2]}, {"m2": 0})
+    await queue.append_events({"m2": [1, 2]}, {"m2": 0})  # the same batch again: its first reply was lost
+    await queue.append_events({"m2": [3]}, {"m2": 2})
+    assert (await queue.events("m2")).actions == [1, 2, 3]
+
+    # A writer whose store fails keeps the batch, ahead of the moves added meanwhile.
+    broken = WorkQueue(Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2), "node-b")
+    writer = EventWriter(broken, 0.1)
+    writer.begin("m2", 3)
+    writer.add("m2", 4)
+    with pytest.raises(redis_exceptions.ConnectionError):
+        await writer.flush()
+    writer.add("m2", 5)
+    writer.queue = queue
+    await writer.flush()
+    assert (await queue.events("m2")).actions == [1, 2, 3, 4, 5]
+    await broken.redis.aclose()
