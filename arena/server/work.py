@@ -11,7 +11,6 @@ plays on.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import os
@@ -186,6 +185,10 @@ class WorkHost:
         self._tasks: list[asyncio.Task[None]] = []
         self._room = asyncio.Event()
         self._stopping = False
+        self._seat_waits: set[str] = set()
+        """Matches here waiting for their bots to connect."""
+        self.claim_reserve = min(self.config.slots - 1, max(1, self.config.slots // 8))
+        """Slots only the claim loop fills: a dead node's matches come before new ones."""
 
     @property
     def consumer(self) -> str:
@@ -201,7 +204,7 @@ class WorkHost:
         ]
 
     async def stop(self) -> None:
-        """Stop taking work; running matches stop unstored and stay pending, for another node to resume.
+        """Stop taking work and hand the running matches on: another node resumes each from its events at once.
 
         The loops also stop on a flag, because a cancellation can be lost inside a Redis call (seen
         with redis-py 8.1: the call went on as if nothing happened): a loop that missed it would go
@@ -210,15 +213,25 @@ class WorkHost:
         self._stopping = True
         self.events.stop()
         self.relay.stop()
+        unfinished = [delivery for delivery, _ in self.running.values()]
         await cancel_and_wait([*self._tasks, *(task for _, task in self.running.values())], "work host")
-        with contextlib.suppress(Exception):
+        try:
             await self.events.flush()
+            # Back on the stream (not left pending until the claim delay): a node reading it starts
+            # the match within its next read, and finds a result already stored if it was one.
+            for delivery in unfinished:
+                await self.queue.give_back(delivery, attempt=False)
+            if unfinished:
+                log.info("handed %d running matches on to other nodes", len(unfinished))
+        except Exception:
+            log.exception("handing matches on; they stay pending for the claim delay")
 
     # -- loops ------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
         while not self._stopping:
-            free = self.config.slots - len(self.running)
+            # Slots kept for the claim loop: a dead node's matches come before new ones.
+            free = self.config.slots - self.claim_reserve - len(self.running)
             if free <= 0:
                 self._room.clear()
                 await self._room.wait()
@@ -330,6 +343,14 @@ class WorkHost:
 
     async def _seat(self, delivery: Delivery, game: Any, seed: bytes, clock: Clock | None) -> LiveMatch | None:
         """The match set up with its seats, once every bot has a free slot here; None if given back or aborted."""
+        try:
+            return await self._wait_for_seats(delivery, game, seed, clock)
+        finally:
+            self._seat_waits.discard(delivery.order.match_id)
+
+    async def _wait_for_seats(
+        self, delivery: Delivery, game: Any, seed: bytes, clock: Clock | None
+    ) -> LiveMatch | None:
         order = delivery.order
         deadline = asyncio.get_running_loop().time() + self.config.seat_wait
         versions = {order.seats[0]: order.validating} if order.validating else {}
@@ -349,7 +370,13 @@ class WorkHost:
                     order.match_id, game, order.seats, seed, clock, order.tournament, remote, pinned
                 )
             except SeatUnavailable as missing:
+                if order.match_id not in self._seat_waits and len(self._seat_waits) >= max(1, self.config.slots // 2):
+                    # Half the slots wait for bots already: hand this one on rather than fill them all.
+                    await asyncio.sleep(0.5)
+                    await self.queue.give_back(delivery, attempt=False)
+                    return None
                 if asyncio.get_running_loop().time() < deadline:
+                    self._seat_waits.add(order.match_id)
                     await asyncio.sleep(0.05)
                     continue
                 if order.attempts + 1 < self.config.max_attempts:

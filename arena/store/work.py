@@ -169,10 +169,15 @@ class WorkQueue:
                 lost.add(entry_id)
         return lost
 
-    async def give_back(self, delivery: Delivery) -> None:
-        """Put the order at the end of the stream again (one more attempt) and drop this delivery."""
+    async def give_back(self, delivery: Delivery, attempt: bool = True) -> None:
+        """Put the order at the end of the stream again and drop this delivery.
+
+        With `attempt`, the order counts one more failed attempt to seat its bots; without, it is
+        handed on untouched (a stopping node's, or one this node has no room to wait for).
+        """
+        order = replace(delivery.order, attempts=delivery.order.attempts + 1) if attempt else delivery.order
         pipe = self.redis.pipeline(transaction=True)
-        pipe.xadd(keys.WORK, {"order": replace(delivery.order, attempts=delivery.order.attempts + 1).to_json()})
+        pipe.xadd(keys.WORK, {"order": order.to_json()})
         pipe.xack(keys.WORK, keys.WORK_GROUP, delivery.entry_id)
         pipe.xdel(keys.WORK, delivery.entry_id)
         await pipe.execute()

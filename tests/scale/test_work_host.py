@@ -115,3 +115,41 @@ async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_e
         assert len(await tournaments.results("swiss-1")) == 3
         raw = await store.redis.hget(keys.tournament("swiss-1"), "spec")
         assert raw is not None and TournamentSpec.from_dict(json.loads(raw)) == spec
+
+
+@pytest.mark.asyncio
+async def test_a_stopping_node_hands_its_running_match_on_at_once(redis_url: str) -> None:
+    # A long claim delay: the other node can only have the match at once if it was handed on.
+    slow_claims = WorkConfig(claim_idle=60.0, seat_wait=5.0)
+    seats = ["builtin:mc", "builtin:mc", "builtin:mc", "builtin:mc"]
+    async with start_arena(redis_url, work=slow_claims) as first:
+        order = await submit_match(first.server.store, "friday13", seats, seed="1234")
+        queue = WorkQueue(first.server.store.redis)
+        for _ in range(200):
+            if len((await queue.events(order.match_id)).actions) >= 3:
+                break
+            await asyncio.sleep(0.05)
+        async with start_arena(redis_url, work=slow_claims) as second:
+            await first_stop(first)
+            stopped = asyncio.get_running_loop().time()
+            while order.match_id not in second.server.host.live:
+                assert await queue.result(order.match_id) is None, "the stopping node did not finish it"
+                assert asyncio.get_running_loop().time() - stopped < 1.0, "not taken on within a second"
+                await asyncio.sleep(0.01)
+            record = await wait_result(second, order.match_id, timeout=120)
+    assert record["termination"] == "normal"
+    assert await queue_result_count(redis_url, order.match_id) == 1
+
+
+async def first_stop(arena: Arena) -> None:
+    """Stop a node's work host as its server's stop does (SIGTERM)."""
+    assert arena.server.work is not None
+    await arena.server.work.stop()
+
+
+async def queue_result_count(redis_url: str, match_id: str) -> int:
+    redis = Redis.from_url(redis_url)
+    try:
+        return int(await redis.hexists(keys.WORK_RESULTS, match_id)) + int(await redis.xlen(keys.WORK))
+    finally:
+        await redis.aclose()
