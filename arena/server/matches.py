@@ -143,6 +143,8 @@ class MatchHost:
         self.default_clock = default_clock
         self.live: dict[str, LiveMatch] = {}
         self.ended_hooks: list[EndedHook] = []
+        self.node = ""
+        """This node's name in the work stream (the work host sets it): relayed seats name their host."""
         self.start_seats: SeatStarter | None = None
 
     async def create(
@@ -215,7 +217,7 @@ class MatchHost:
     def _relayed(self, remote: RemoteSession, index: int, game: Game, match_id: str, encoder: convert.Encoder) -> Seat:
         if not remote.plays(game.name):
             raise MatchError(f"bot {remote.bot!r} does not play {game.name}")
-        return RelaySeat(self.store.redis, remote, match_id, index, game, encoder, self.store.blocking)
+        return RelaySeat(self.store.redis, remote, match_id, index, game, encoder, self.store.blocking, self.node)
 
     def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.Encoder) -> Seat:
         if name.startswith(BUILTIN_PREFIX):

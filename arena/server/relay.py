@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,8 +77,10 @@ class RelaySeat(Seat):
     timed = True
 
     def __init__(self, redis: Redis, remote: RemoteSession, match_id: str, seat: int, game: Game,
-                 encoder: convert.Encoder, blocking: Redis | None = None) -> None:  # fmt: skip
+                 encoder: convert.Encoder, blocking: Redis | None = None, host: str = "") -> None:  # fmt: skip
         self.name = remote.bot
+        self.host = host
+        """The node hosting the match: the serving node frees the seat if this one's heartbeat lapses."""
         self.redis = redis
         self.blocking = blocking or redis
         """For the blocking reads of the bot's answers: connections of their own."""
@@ -96,7 +99,7 @@ class RelaySeat(Seat):
     async def _post(self, kind: str, message: bot_pb.ConnectResponse, **extra: Any) -> float:
         """Post to the session's inbox, waiting out an outage; returns the seconds waited for Redis."""
         self._posts += 1
-        fields: dict[Any, Any] = {"kind": kind, "match": self.match_id, "n": self._posts,
+        fields: dict[Any, Any] = {"kind": kind, "match": self.match_id, "n": self._posts, "host": self.host,
                                   "msg": message.SerializeToString(), **extra}  # fmt: skip
         _, waited = await patiently(
             lambda: self.redis.xadd(self.inbox, fields, maxlen=INBOX_MAX, approximate=True), f"match {self.match_id}"
@@ -177,6 +180,8 @@ class Relay:
         self._answers: set[asyncio.Task[None]] = set()
         self._posts_seen: dict[tuple[str, str], int] = {}
         """The last post number delivered per (session, match)."""
+        self.hosted_elsewhere: dict[tuple[str, str], str] = {}
+        """(session, match) -> the node hosting it, for the matches this node's sessions play through the relay."""
         self._stopping = False
 
     async def run(self) -> None:
@@ -188,6 +193,7 @@ class Relay:
 
     async def _refresh_loop(self) -> None:
         stated: dict[str, str] = {}
+        beating_since = 0.0
         while not self._stopping:
             try:
                 live = {s.id: s for s in self.sessions.by_id.values() if not s.gone and not s.exclusive}
@@ -199,11 +205,41 @@ class Relay:
                     entry = {"node": self.node, "games": sorted(session.games)}
                     pipe.hset(keys.presence(session.bot), session.id, json.dumps(entry))
                     pipe.pexpire(keys.presence(session.bot), PRESENCE_TTL_MS)
+                pipe.set(keys.node_alive(self.node), 1, px=PRESENCE_TTL_MS)
                 await pipe.execute()
                 stated = {session_id: session.bot for session_id, session in live.items()}
+                beating_since = beating_since or time.monotonic()
+                # After an outage every heartbeat lapsed: judge others only once they had time to beat again.
+                if time.monotonic() - beating_since > PRESENCE_TTL_MS / 1000 + REFRESH:
+                    await self._free_seats_of_dead_hosts()
             except Exception:
+                beating_since = 0.0
                 log.exception("stating this node's sessions")
             await asyncio.sleep(REFRESH)
+
+    async def _free_seats_of_dead_hosts(self) -> None:
+        """A host that died never posts its matches' ends: free the seats its matches hold here.
+
+        Otherwise the sessions stay full of matches nobody plays, and no node can seat those bots
+        again (a living node resumes the match and posts a new start if it needs them).
+        """
+        hosts = sorted({host for host in self.hosted_elsewhere.values() if host})
+        if not hosts:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for host in hosts:
+            pipe.exists(keys.node_alive(host))
+        dead = {host for host, alive in zip(hosts, await pipe.execute(), strict=True) if not alive}
+        for (session_id, match_id), host in list(self.hosted_elsewhere.items()):
+            if host in dead:
+                del self.hosted_elsewhere[(session_id, match_id)]
+                self._posts_seen.pop((session_id, match_id), None)
+                session = self.sessions.by_id.get(session_id)
+                if session is not None:
+                    session.matches.discard(match_id)
+                    session.started.pop(match_id, None)
+                log.warning("node %s stopped beating: match %s no longer holds a seat of session %s",
+                            host, match_id, session_id)  # fmt: skip
 
     async def _read_loop(self) -> None:
         while not self._stopping:
@@ -240,6 +276,7 @@ class Relay:
                 self._spawn(self._answer_gone(fields, "the bot's session ended"))
             return
         if kind == "start":
+            self.hosted_elsewhere[(session_id, match_id)] = _text(fields.get("host", b""))
             session.seated(match_id)
             session.started[match_id] = message.match_started
             session.send(message)
@@ -249,6 +286,7 @@ class Relay:
             session.send(message)
         elif kind == "end":
             self._posts_seen.pop((session_id, match_id), None)
+            self.hosted_elsewhere.pop((session_id, match_id), None)
             session.matches.discard(match_id)
             session.started.pop(match_id, None)
             session.send(message)

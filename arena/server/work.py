@@ -178,6 +178,7 @@ class WorkHost:
         self.queue = WorkQueue(store.redis, self.config.node or node_name())
         self.events = EventWriter(self.queue, self.config.flush_interval)
         self.relay = Relay(store.redis, host.sessions, self.queue.consumer)
+        host.node = self.queue.consumer
         self.result_hooks: list[ResultHook] = []
         self.ratings = RatingStore(store.redis)
         self.running: dict[str, tuple[Delivery, asyncio.Task[None]]] = {}

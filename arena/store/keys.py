@@ -40,6 +40,8 @@
 | arena:tournament:{name}:results  | hash   | match id -> result (JSON) of the tournament          |
 | arena:presence:{bot}             | hash   | session id -> {node, games} (JSON) of the bot's      |
 |                                  |        | sessions on every node (expires unless refreshed)    |
+| arena:node:{name}:alive          | string | a node's heartbeat (expires unless refreshed): hosts  |
+|                                  |        | whose heartbeat lapsed have their relayed seats freed |
 | arena:session:{id}:inbox         | stream | messages for a session from hosts on other nodes     |
 | arena:match:{id}:replies:{seat}  | stream | a relayed seat's answers, for the hosting node       |
 | arena:hosted:{bot}               | hash   | version (latest uploaded), active (the version that  |
@@ -164,6 +166,10 @@ def tournament_results(name: str) -> str:
 
 def presence(bot_name: str) -> str:
     return f"{PREFIX}presence:{bot_name}"
+
+
+def node_alive(node: str) -> str:
+    return f"{PREFIX}node:{node}:alive"
 
 
 def session_inbox(session_id: str) -> str:
