@@ -17,7 +17,7 @@ from redis.asyncio import Redis
 from arena.games import make_game
 from arena.sdk import Client
 from arena.server.work import submit_match
-from arena.store import Store
+from arena.store import Store, keys
 from arena.store.work import WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
@@ -68,7 +68,10 @@ async def test_matches_seat_bots_connected_to_different_nodes(redis_url: str) ->
         try:
             for client in clients:
                 await asyncio.wait_for(client.welcomed.wait(), 10)
-            await asyncio.sleep(2.5)  # both nodes have stated their sessions
+            for _ in range(200):  # both nodes have stated their sessions
+                if all([await redis.exists(keys.presence(bot)) for bot in ("on-a", "on-b")]):
+                    break
+                await asyncio.sleep(0.05)
             orders = [await submit_match(store, "friday13", ["on-a", "on-b", "builtin:random"]) for _ in range(6)]
             queue = WorkQueue(redis)
             for _ in range(600):
