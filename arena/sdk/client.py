@@ -132,6 +132,13 @@ class Client:
     welcomed: asyncio.Event = field(default_factory=asyncio.Event)
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _call: Any = None
+    _turn: int = 0
+    """Which of the comma-separated addresses in `server` the next connection dials."""
+
+    @property
+    def addresses(self) -> list[str]:
+        """`server` may name several nodes, comma-separated: a lost stream moves on to the next one."""
+        return [address.strip() for address in self.server.split(",") if address.strip()]
 
     def stop(self) -> None:
         self._stop.set()
@@ -148,7 +155,9 @@ class Client:
             except grpc.aio.AioRpcError as error:
                 if error.code() in FATAL:
                     raise BotRejected(f"the arena refused the bot: {error.details()}") from None
-                log.info("stream lost (%s: %s); reconnecting in %.1f s", error.code().name, error.details(), delay)
+                self._turn += 1
+                log.info("stream lost (%s: %s); reconnecting to %s in %.1f s", error.code().name, error.details(),
+                         self.addresses[self._turn % len(self.addresses)], delay)  # fmt: skip
             if self._stop.is_set():
                 return
             await asyncio.sleep(delay)
@@ -157,9 +166,9 @@ class Client:
     async def _session(self) -> None:
         options = [("grpc.max_receive_message_length", 16 << 20)]
         if self.credentials is not None:
-            channel = grpc.aio.secure_channel(self.server, self.credentials, options=options)
+            channel = grpc.aio.secure_channel(self._address(), self.credentials, options=options)
         else:
-            channel = grpc.aio.insecure_channel(self.server, options=options)
+            channel = grpc.aio.insecure_channel(self._address(), options=options)
         async with channel:
             stub = bot_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
             call = stub.Connect(metadata=(("authorization", f"Bearer {self.token}"),))
@@ -186,6 +195,10 @@ class Client:
                 raise
             finally:
                 self._call = None
+
+    def _address(self) -> str:
+        addresses = self.addresses
+        return addresses[self._turn % len(addresses)] if addresses else self.server
 
     def _handle(self, message: bot_pb.ConnectResponse) -> bot_pb.ConnectRequest | None:
         kind = message.WhichOneof("message")
@@ -245,7 +258,8 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "") -> argp
     parser.add_argument(
         "--server",
         default=os.environ.get("ARENA_SERVER", "127.0.0.1:50051"),
-        help="HOST:PORT of the arena (env ARENA_SERVER; default 127.0.0.1:50051)",
+        help="HOST:PORT of the arena, or of several nodes comma-separated: a lost stream moves on to the next "
+        "(env ARENA_SERVER; default 127.0.0.1:50051)",
     )
     parser.add_argument(
         "--token", default=os.environ.get("ARENA_TOKEN"), help="the bot's token from RegisterBot (env ARENA_TOKEN)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 
@@ -41,3 +42,21 @@ async def test_the_sdk_stops_with_a_clear_error_when_the_token_is_refused(arena:
     client = Client(LowestCard, arena.address, "atb_not-a-token")
     with pytest.raises(BotRejected, match="token is not valid"):
         await asyncio.wait_for(client.run(), 5)
+
+
+async def test_the_sdk_given_several_nodes_moves_on_to_the_next_when_one_is_down(arena: Arena) -> None:
+    tokens = await arena.bots("roamer")
+    with socket.socket() as probe:  # a port nobody listens on: a node that is down
+        probe.bind(("127.0.0.1", 0))
+        down = f"127.0.0.1:{probe.getsockname()[1]}"
+    client = Client(LowestCard, f"{down}, {arena.address}", tokens["roamer"], max_matches=1, matches=1, backoff=0.05)
+    task = asyncio.create_task(client.run())
+    try:
+        await asyncio.wait_for(client.welcomed.wait(), 10)
+        assert client.addresses == [down, arena.address]
+        match_id = await arena.create_match("friday13", ["roamer", "builtin:random", "builtin:random"])
+        summary, _ = await arena.finished(match_id)
+        assert summary.termination == 1
+    finally:
+        client.stop()
+        await asyncio.gather(task, return_exceptions=True)
