@@ -239,6 +239,10 @@ class WorkHost:
                 continue
             try:
                 deliveries = await self.queue.read(free, block_ms=500)
+            except UNREACHABLE as error:
+                log.warning("reading the work stream: Redis is unreachable (%s)", error)
+                await asyncio.sleep(1.0)
+                continue
             except Exception:
                 log.exception("reading the work stream")
                 await asyncio.sleep(1.0)
@@ -248,6 +252,8 @@ class WorkHost:
 
     async def _claim_loop(self) -> None:
         idle_ms = int(self.config.claim_idle * 1000)
+        loop = asyncio.get_running_loop()
+        in_touch_since: float | None = loop.time()
         while not self._stopping:
             await asyncio.sleep(self.config.claim_idle / 3)
             try:
@@ -256,13 +262,22 @@ class WorkHost:
                     if entry_id in lost:
                         log.warning("match %s was taken over by another node; stopping here", delivery.order.match_id)
                         task.cancel()
+                in_touch_since = in_touch_since or loop.time()
+                # After an outage every order looks idle: claim only once the living nodes had a claim
+                # delay to refresh theirs, or the nodes would take each other's running matches.
+                if loop.time() - in_touch_since < self.config.claim_idle:
+                    continue
                 free = self.config.slots - len(self.running)
                 if free > 0:
                     for delivery in await self.queue.claim_stale(idle_ms, free):
                         if delivery.entry_id not in self.running:
                             log.info("resuming match %s of a node that stopped", delivery.order.match_id)
                             self._spawn(delivery)
+            except UNREACHABLE as error:
+                in_touch_since = None
+                log.warning("claiming stale work: Redis is unreachable (%s)", error)
             except Exception:
+                in_touch_since = None
                 log.exception("claiming stale work")
 
     def _spawn(self, delivery: Delivery) -> None:
