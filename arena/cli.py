@@ -352,7 +352,10 @@ def tournament_create(
 @click.argument("name")
 @SERVER_OPTION
 def tournament_run(name: str, server: str) -> None:
-    """Follow tournament NAME with a progress bar until it ends, then print its standings."""
+    """Follow tournament NAME with a progress bar until it ends, then print its standings.
+
+    Exits with 1 and a one-line reason when it ended with matches aborted for good, or was cancelled.
+    """
     from arena.v1 import arena_service_pb2 as api_pb
 
     async def follow() -> Any:
@@ -363,18 +366,31 @@ def tournament_run(name: str, server: str) -> None:
         async with grpc.aio.insecure_channel(server) as channel:
             stub = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
             last: Any = None
+            said = ""
+            tty = sys.stdout.isatty()
             with Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                console=console, transient=True, disable=not sys.stdout.isatty(),
+                console=console, transient=True, disable=not tty,
             ) as progress:  # fmt: skip
                 task = progress.add_task(name, total=None)
                 async for update in stub.WatchTournament(api_pb.WatchTournamentRequest(name=name)):
                     last = update.tournament
-                    progress.update(task, total=last.total, completed=last.done)
+                    note = waiting_note(info_dict(last))
+                    progress.update(task, total=last.total, completed=last.done + last.aborted + last.cancelled,
+                                    description=f"{name} {note}".strip())  # fmt: skip
+                    if note and note != said and not tty:
+                        print(f"{name}: {note}", file=sys.stderr, flush=True)
+                    said = note
             return last
 
     info = run_rpc(server, follow())
-    print_tournament(info_dict(info), info.score_name)
+    row = info_dict(info)
+    print_tournament(row, info.score_name)
+    print_progress(row)
+    problem = ended_badly(row)
+    if problem:
+        print(f"arena: {problem}", file=sys.stderr)
+        raise click.exceptions.Exit(1)
 
 
 @tournament.command("show")
@@ -382,14 +398,16 @@ def tournament_run(name: str, server: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the tournament as JSON.")
 @SERVER_OPTION
 def tournament_show(name: str, as_json: bool, server: str) -> None:
-    """The standings of tournament NAME so far."""
+    """The standings of tournament NAME so far, what became of its matches and whom it waits for."""
     from arena.v1 import arena_service_pb2 as api_pb
 
     info = api_call(server, "GetTournament", api_pb.GetTournamentRequest(name=name)).tournament
     if as_json:
         print(json.dumps(info_dict(info), indent=2))
     else:
-        print_tournament(info_dict(info), info.score_name)
+        row = info_dict(info)
+        print_tournament(row, info.score_name)
+        print_progress(row)
 
 
 @tournament.command("list")
@@ -408,22 +426,44 @@ def tournament_list(as_json: bool, server: str) -> None:
     for column in ("name", "game", "format", "entrants", "done", "state"):
         view.add_column(column)
     for row in rows:
-        state = "finished" if row["finished"] else "running"
+        state = row["status_text"] + (f"; waiting for {', '.join(row['waiting_for'])}" if row["waiting_for"] else "")
         view.add_row(row["tournament"], row["game"], row["format"], str(len(row["entrants"])),
                      f"{row['done']}/{row['total']}", state)  # fmt: skip
     console.print(view)
 
 
+@tournament.command("cancel")
+@click.argument("name")
+@SERVER_OPTION
+@click.option("--token", envvar=["ARENA_TOKEN", "ARENA_ADMIN_TOKEN"], required=True,
+              help="The admin token, or the token of the owner who created it (env ARENA_TOKEN or ARENA_ADMIN_TOKEN).")  # fmt: skip
+def tournament_cancel(name: str, server: str, token: str) -> None:
+    """Cancel tournament NAME: its matches not started yet never start; running ones finish and count."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
+    response = api_call(server, "CancelTournament", api_pb.CancelTournamentRequest(name=name), token)
+    if response.already_cancelled:
+        print(f"tournament {name}: cancelled already")
+        return
+    print(f"tournament {name}: cancelled; {response.cancelled} matches will not start, "
+          f"{response.running} still running")  # fmt: skip
+
+
 def info_dict(info: Any) -> dict[str, Any]:
     """A TournamentInfo message as the JSON that `show --json` prints (NaN as null)."""
-    from arena.server.tournament_rpcs import FORMATS_PB
+    from arena.server.tournament_rpcs import FORMATS_PB, STATUSES_PB
+    from arena.tournaments import Progress
 
     formats = {number: name for name, number in FORMATS_PB.items()}
+    statuses = {number: name for name, number in STATUSES_PB.items()}
 
     def number(value: float) -> float | None:
         return None if value != value else round(value, 4)
 
     spec = info.spec
+    status = statuses.get(info.status, "running")
+    counts = Progress(total=info.total, done=info.done, due=info.due, rerunning=info.rerunning, aborted=info.aborted,
+                      cancelled=info.cancelled, cancelled_ms=info.cancelled_ms)  # fmt: skip
     return {
         "tournament": spec.name,
         "game": spec.game.game,
@@ -434,9 +474,20 @@ def info_dict(info: Any) -> dict[str, Any]:
         "duplicate": spec.duplicate,
         "rated": spec.rated,
         "seed": spec.seed,
+        "status": status,
+        "status_text": counts.describe(),
+        "finished": status == "finished",
+        "ended": bool(info.finished_ms),
         "done": info.done,
+        "due": info.due,
+        "rerunning": info.rerunning,
+        "aborted": info.aborted,
+        "cancelled": info.cancelled,
         "total": info.total,
-        "finished": bool(info.finished_ms),
+        "waiting_for": list(info.waiting_for),
+        "aborted_matches": [aborted_dict(m) for m in info.aborted_matches],
+        "cancelled_ms": info.cancelled_ms,
+        "cancelled_by": info.cancelled_by,
         "standings": [
             {
                 "bot": row.bot,
@@ -451,6 +502,53 @@ def info_dict(info: Any) -> dict[str, Any]:
             for row in info.standings
         ],
     }
+
+
+def aborted_dict(attempt: Any) -> dict[str, Any]:
+    """A TournamentAbortedMatch message as JSON."""
+    return {"number": attempt.number, "match_id": attempt.match_id, "attempt": attempt.attempt,
+            "reason": attempt.reason, "rerun": attempt.rerun_match_id}  # fmt: skip
+
+
+def waiting_note(row: dict[str, Any]) -> str:
+    """Whom a running tournament waits for, and what it re-runs, in a few words ("" for nothing)."""
+    notes = []
+    if row["waiting_for"]:
+        notes.append(f"waiting for {', '.join(row['waiting_for'])} (registered, not connected to any node)")
+    if row["rerunning"]:
+        notes.append(f"re-running {row['rerunning']} aborted matches")
+    return "; ".join(notes)
+
+
+def print_progress(row: dict[str, Any]) -> None:
+    """Below the standings: what became of the matches, whom the tournament waits for, every aborted attempt."""
+    print(f"matches: {row['done']} done, {row['due']} due, {row['rerunning']} re-running, {row['aborted']} aborted, "
+          f"{row['cancelled']} cancelled of {row['total']}")  # fmt: skip
+    if row["cancelled_ms"]:
+        print(f"cancelled by {row['cancelled_by']}")
+    if row["waiting_for"]:
+        print(f"waiting for: {', '.join(row['waiting_for'])} (registered, not connected to any node)")
+    if row["aborted_matches"]:
+        print("aborted:")
+    for aborted in row["aborted_matches"]:
+        then = f"re-run as {aborted['rerun']}" if aborted["rerun"] else "not re-run"
+        print(f"  {aborted['match_id']} (match {aborted['number']}, attempt {aborted['attempt']}): "
+              f"{aborted['reason'] or 'no reason stored'}; {then}")  # fmt: skip
+
+
+def ended_badly(row: dict[str, Any]) -> str:
+    """Why a tournament that ended did not simply finish, in one line; "" if it finished."""
+    name = row["tournament"]
+    if row["status"] == "cancelled":
+        return (
+            f"tournament {name} was cancelled by {row['cancelled_by']}: {row['done']} of {row['total']} matches played"
+        )
+    if row["status"] == "finished-with-aborts":
+        return (f"tournament {name} finished with {row['aborted']} of {row['total']} matches aborted "
+                f"(arena tournament show {name} says why)")  # fmt: skip
+    if row["status"] != "finished":
+        return f"tournament {name} is still {row['status_text']}"
+    return ""
 
 
 def api_call(server: str, method: str, request: Any, token: str = "") -> Any:
@@ -514,6 +612,8 @@ def demo(data_dir: Path | None, port: int, quick: bool, stay: bool, http_port: i
 def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None:
     """A tournament's standings as a table; `table` is `TournamentTable.to_dict()`."""
     title = f"{table['tournament']}: {table['game']} {table['format']}, {table['done']}/{table['total']} matches"
+    if "status_text" in table:
+        title += f", {table['status_text']}"
     view = standings_view(title, score_name)
     view.add_column("TrueSkill mu ± sigma", justify="right")
     for place, row in enumerate(table["standings"], start=1):

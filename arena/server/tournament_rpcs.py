@@ -11,10 +11,10 @@ import grpc
 
 from arena.server import convert
 from arena.server.auth import abort, require
-from arena.server.tournaments import create_tournament, live_table
+from arena.server.tournaments import TournamentView, cancel_tournament, create_tournament, tournament_view
 from arena.store import NameTaken, Store, keys
-from arena.store.tournaments import TournamentState, TournamentStore
-from arena.tournaments import TournamentError, TournamentSpec, TournamentTable
+from arena.store.tournaments import CANCELLED_BEFORE, TournamentState, TournamentStore
+from arena.tournaments import CANCELLED, FINISHED, FINISHED_WITH_ABORTS, RUNNING, TournamentError, TournamentSpec
 from arena.v1 import arena_service_pb2 as api_pb
 
 FORMATS_PB = {
@@ -22,8 +22,16 @@ FORMATS_PB = {
     "gauntlet": api_pb.TOURNAMENT_FORMAT_GAUNTLET,
     "swiss": api_pb.TOURNAMENT_FORMAT_SWISS,
 }
+STATUSES_PB = {
+    RUNNING: api_pb.TOURNAMENT_STATUS_RUNNING,
+    FINISHED: api_pb.TOURNAMENT_STATUS_FINISHED,
+    FINISHED_WITH_ABORTS: api_pb.TOURNAMENT_STATUS_FINISHED_WITH_ABORTS,
+    CANCELLED: api_pb.TOURNAMENT_STATUS_CANCELLED,
+}
 WATCH_INTERVAL = 0.25
 """Seconds between looks at a watched tournament's results."""
+WATCH_REFRESH = 1.0
+"""Seconds between full looks at a watched tournament (whom it waits for) while no result comes."""
 
 
 def spec_from_pb(message: api_pb.TournamentSpec) -> TournamentSpec:
@@ -66,16 +74,29 @@ def spec_to_pb(spec: TournamentSpec) -> api_pb.TournamentSpec:
     )
 
 
-def info_to_pb(state: TournamentState, table: TournamentTable | None = None, done: int = 0) -> api_pb.TournamentInfo:
+def info_to_pb(view: TournamentView) -> api_pb.TournamentInfo:
+    """The view as a message; standings only when the view has its table."""
+    state, progress, table = view.state, view.progress, view.table
     info = api_pb.TournamentInfo(
         spec=spec_to_pb(state.spec),
-        done=table.done if table is not None else done,
+        done=progress.done,
         total=state.spec.total_matches,
         finished_ms=state.finished_ms,
         created_ms=state.created_ms,
         created_by=state.created_by,
         score_name=state.spec.build_game().score_name,
+        status=STATUSES_PB[progress.status],
+        due=progress.due,
+        rerunning=progress.rerunning,
+        aborted=progress.aborted,
+        cancelled=progress.cancelled,
+        waiting_for=view.waiting_for,
+        cancelled_ms=state.cancelled_ms,
+        cancelled_by=state.cancelled_by,
     )
+    for attempt in progress.aborted_attempts:
+        info.aborted_matches.add(number=attempt.number, match_id=attempt.match_id, attempt=attempt.attempt,
+                                 reason=attempt.reason, rerun_match_id=attempt.rerun)  # fmt: skip
     for row in table.rows if table is not None else ():
         rating = row.rating
         info.standings.add(
@@ -103,13 +124,13 @@ class TournamentRpcs:
             await abort(context, grpc.StatusCode.ALREADY_EXISTS, str(error))
         state = await TournamentStore(self.store.redis).get(spec.name)
         assert state is not None
-        return api_pb.CreateTournamentResponse(tournament=info_to_pb(state, await live_table(self.store, state)))
+        return api_pb.CreateTournamentResponse(tournament=info_to_pb(await tournament_view(self.store, state)))
 
     async def GetTournament(
         self, request: api_pb.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.GetTournamentResponse:
         state = await self._state(request.name, context)
-        return api_pb.GetTournamentResponse(tournament=info_to_pb(state, await live_table(self.store, state)))
+        return api_pb.GetTournamentResponse(tournament=info_to_pb(await tournament_view(self.store, state)))
 
     async def ListTournaments(
         self, request: api_pb.ListTournamentsRequest, context: grpc.aio.ServicerContext
@@ -119,8 +140,8 @@ class TournamentRpcs:
         for name in await tournaments.names(min(request.limit or 50, 500)):
             state = await tournaments.get(name)
             if state is not None:
-                done = await self.store.redis.hlen(keys.tournament_results(name))
-                response.tournaments.append(info_to_pb(state, done=done))
+                view = await tournament_view(self.store, state, standings=False)
+                response.tournaments.append(info_to_pb(view))
         return response
 
     async def WatchTournament(
@@ -128,17 +149,46 @@ class TournamentRpcs:
     ) -> AsyncIterator[api_pb.WatchTournamentResponse]:
         state = await self._state(request.name, context)
         tournaments = TournamentStore(self.store.redis)
-        last = -1
+        loop = asyncio.get_running_loop()
+        seen: tuple[int, ...] | None = None
+        sent: api_pb.TournamentInfo | None = None
+        looked = 0.0
         while True:
-            done = await self.store.redis.hlen(keys.tournament_results(request.name))
-            if done != last or state.finished_ms:
-                last = done
-                table = await live_table(self.store, state)
-                yield api_pb.WatchTournamentResponse(tournament=info_to_pb(state, table))
+            # Cheap to compare: what changes when a result, an abort note, a round or a cancel is stored.
+            pipe = self.store.redis.pipeline(transaction=False)
+            pipe.hlen(keys.tournament_results(request.name))
+            pipe.hlen(keys.tournament_aborts(request.name))
+            marks = (*await pipe.execute(), state.rounds_planned, state.finished_ms, state.cancelled_ms)
+            if marks != seen or state.finished_ms or loop.time() - looked >= WATCH_REFRESH:
+                info = info_to_pb(await tournament_view(self.store, state))
+                looked = loop.time()
+                if marks != seen or info != sent or state.finished_ms:
+                    seen, sent = marks, info
+                    yield api_pb.WatchTournamentResponse(tournament=info)
                 if state.finished_ms:
                     return
             await asyncio.sleep(WATCH_INTERVAL)
             state = await tournaments.get(request.name) or state
+
+    async def CancelTournament(
+        self, request: api_pb.CancelTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.CancelTournamentResponse:
+        caller = await require(self.store, context, "admin", "owner")
+        state = await self._state(request.name, context)
+        if caller.kind != "admin" and caller.name != state.created_by:
+            await abort(context, grpc.StatusCode.PERMISSION_DENIED,
+                        f"tournament {request.name!r} was created by {state.created_by!r}: only its creator or the admin may cancel it")  # fmt: skip
+        try:
+            outcome = await cancel_tournament(self.store, request.name, caller.name)
+        except TournamentError as error:
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
+        state = await self._state(request.name, context)
+        return api_pb.CancelTournamentResponse(
+            tournament=info_to_pb(await tournament_view(self.store, state)),
+            cancelled=outcome.cancelled,
+            running=outcome.running,
+            already_cancelled=outcome.status == CANCELLED_BEFORE,
+        )
 
     async def _state(self, name: str, context: grpc.aio.ServicerContext) -> TournamentState:
         state = await TournamentStore(self.store.redis).get(name)

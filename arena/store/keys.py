@@ -36,8 +36,14 @@
 |                                  |        | comma-separated, in order)                           |
 | arena:tournaments                | zset   | tournament names by creation time (ms)               |
 | arena:tournament:{name}          | hash   | spec (JSON), created_by, created_ms, rounds_planned, |
-|                                  |        | finished_ms                                          |
-| arena:tournament:{name}:results  | hash   | match id -> result (JSON) of the tournament          |
+|                                  |        | finished_ms, cancelled_ms, cancelled_by              |
+| arena:tournament:{name}:results  | hash   | match id -> result (JSON) of the tournament, every   |
+|                                  |        | attempt (re-runs are NAME-n-try2, ...)               |
+| arena:tournament:{name}:aborts   | hash   | aborted match id -> {reason, rerun} (JSON): why, and |
+|                                  |        | the re-run's id ("" when aborted for good)           |
+| arena:tournament:{name}:reasons  | hash   | match id -> why the node that aborted it did so      |
+| arena:tournament:{name}:starts   | hash   | match id -> "started" (a node began playing it) or   |
+|                                  |        | "cancelled" (with the tournament, before it started) |
 | arena:presence:{bot}             | hash   | session id -> {node, games} (JSON) of the bot's      |
 |                                  |        | sessions on every node (expires unless refreshed)    |
 | arena:node:{name}:alive          | string | a node's heartbeat (expires unless refreshed): hosts  |
@@ -159,6 +165,18 @@ def tournament(name: str) -> str:
 
 def tournament_results(name: str) -> str:
     return f"{PREFIX}tournament:{name}:results"
+
+
+def tournament_aborts(name: str) -> str:
+    return f"{PREFIX}tournament:{name}:aborts"
+
+
+def tournament_reasons(name: str) -> str:
+    return f"{PREFIX}tournament:{name}:reasons"
+
+
+def tournament_starts(name: str) -> str:
+    return f"{PREFIX}tournament:{name}:starts"
 
 
 # -- seats across nodes (arena/server/relay.py) ---------------------------------------------------

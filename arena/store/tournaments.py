@@ -1,14 +1,22 @@
-"""Tournaments in Redis: the spec (JSON), how far the schedule is planned, and the results.
+"""Tournaments in Redis: the spec (JSON), how far the schedule is planned, the results, the aborts.
 
 Creating a tournament and queueing its first matches is one transaction, and so is planning a
 later Swiss round: the round number is compared and set under WATCH, so when two nodes finish
 the last matches of a round at once, only one of them queues the next.
+
+An aborted attempt of a match gets a note (why, and the re-run queued with it) in the same
+transaction that queues the re-run, so a result delivered twice queues one re-run. Cancelling is
+one script: it marks every match not started yet "cancelled" and stores an aborted result for it
+(nodes that read its order find the result and skip it), while a node about to start a match
+marks it "started" first (`may_start`): whichever comes first wins, so a match either runs to its
+end or never starts.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +27,46 @@ from arena.ratings import ResultRecord
 from arena.store import keys
 from arena.store.store import NameTaken, now_ms
 from arena.store.work import MatchOrder, WorkQueue
-from arena.tournaments import TournamentSpec
+from arena.tournaments import AbortNote, Progress, TournamentSpec, tournament_progress
+
+STARTED = "started"
+CANCELLED = "cancelled"
+"""The marks of `arena:tournament:{name}:starts`."""
+RECORD_TRIES = 100
+"""Tries of a transaction that other nodes' writes keep interrupting before giving up."""
+
+_CANCEL = """
+-- KEYS: tournament hash, starts hash, work results, tournament results, aborts hash, then the summary
+--       hash of each candidate match
+-- ARGV: now (ms), by, rounds planned and aborts noted when the candidates were chosen, then per
+--       candidate its match id and the aborted result (JSON) to store if it has not started
+-- Returns {status, cancelled, running}: status 0 done, 1 cancelled before, 2 finished before,
+-- 3 the tournament changed since the candidates were chosen (choose again).
+if redis.call('HEXISTS', KEYS[1], 'cancelled_ms') == 1 then return {1, 0, 0} end
+if redis.call('HEXISTS', KEYS[1], 'finished_ms') == 1 then return {2, 0, 0} end
+if tonumber(redis.call('HGET', KEYS[1], 'rounds_planned') or '0') ~= tonumber(ARGV[3])
+   or redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[4]) then
+  return {3, 0, 0}
+end
+redis.call('HSET', KEYS[1], 'cancelled_ms', ARGV[1], 'cancelled_by', ARGV[2])
+local cancelled, running = 0, 0
+for i = 1, #KEYS - 5 do
+  local id, result = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  if redis.call('HEXISTS', KEYS[3], id) == 0 then
+    local mark = redis.call('HGET', KEYS[2], id)
+    if not mark and redis.call('EXISTS', KEYS[5 + i]) == 0 then
+      redis.call('HSET', KEYS[2], id, 'cancelled')
+      redis.call('HSET', KEYS[3], id, result)
+      redis.call('HSET', KEYS[4], id, result)
+      cancelled = cancelled + 1
+    elseif mark ~= 'cancelled' then
+      running = running + 1
+    end
+  end
+end
+if running == 0 then redis.call('HSET', KEYS[1], 'finished_ms', ARGV[1]) end
+return {0, cancelled, running}
+"""
 
 
 def _text(value: bytes | str) -> str:
@@ -35,12 +82,30 @@ class TournamentState:
     created_ms: int
     rounds_planned: int
     finished_ms: int = 0
+    """When it ended: every match finished or aborted for good, or, once cancelled, its running ones ended."""
+    cancelled_ms: int = 0
+    cancelled_by: str = ""
+
+
+@dataclass(frozen=True)
+class CancelOutcome:
+    """What `cancel` did: 0 done, or why not (CANCELLED_BEFORE, FINISHED_BEFORE, CHANGED)."""
+
+    status: int
+    cancelled: int = 0
+    """Matches marked cancelled now (queued, not started)."""
+    running: int = 0
+    """Matches left to finish."""
+
+
+CANCEL_DONE, CANCELLED_BEFORE, FINISHED_BEFORE, CHANGED = range(4)
 
 
 class TournamentStore:
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
         self.queue = WorkQueue(redis)
+        self._cancel = redis.register_script(_CANCEL)
 
     async def create(self, spec: TournamentSpec, created_by: str, orders: Sequence[MatchOrder], rounds: int) -> None:
         """Store the spec and queue `orders` (the first `rounds` rounds) at once; NameTaken if the name is used."""
@@ -77,6 +142,8 @@ class TournamentStore:
             created_ms=int(data.get("created_ms", "0")),
             rounds_planned=int(data.get("rounds_planned", "0")),
             finished_ms=int(data.get("finished_ms", "0")),
+            cancelled_ms=int(data.get("cancelled_ms", "0")),
+            cancelled_by=data.get("cancelled_by", ""),
         )
 
     async def names(self, limit: int = 100) -> list[str]:
@@ -85,18 +152,41 @@ class TournamentStore:
         return [_text(name) for name in names]
 
     async def results(self, name: str) -> list[ResultRecord]:
-        """The tournament's stored results, in match number order."""
+        """The tournament's stored results, every attempt, in match number order (re-runs after their first)."""
         stored = await self.redis.hgetall(keys.tournament_results(name))
-        records = [ResultRecord.from_dict(json.loads(text)) for text in stored.values()]
-        return sorted(records, key=lambda record: _number(record.match_id))
+        return _sorted(ResultRecord.from_dict(json.loads(text)) for text in stored.values())
+
+    async def progress(self, state: TournamentState) -> tuple[Progress, list[ResultRecord]]:
+        """What became of every match (see `arena.tournaments.progress`), and the results it is made of."""
+        name = state.spec.name
+        pipe = self.redis.pipeline(transaction=False)
+        for key in (keys.tournament_results, keys.tournament_aborts, keys.tournament_reasons, keys.tournament_starts):
+            pipe.hgetall(key(name))
+        stored, aborts, reasons, starts = (
+            {_text(key): _text(value) for key, value in found.items()} for found in await pipe.execute()
+        )
+        results = {match_id: ResultRecord.from_dict(json.loads(text)) for match_id, text in stored.items()}
+        progress = tournament_progress(
+            state.spec,
+            rounds_planned=state.rounds_planned,
+            results=results,
+            aborts={match_id: _note(text) for match_id, text in aborts.items()},
+            reasons=reasons,
+            cancelled_ids={match_id for match_id, mark in starts.items() if mark == CANCELLED},
+            cancelled_ms=state.cancelled_ms,
+            ended=bool(state.finished_ms),
+        )
+        return progress, _sorted(results.values())
 
     async def plan(self, name: str, planned: int, orders: Sequence[MatchOrder]) -> bool:
-        """Queue round `planned` (0-based) if nobody did; False when another node was first."""
+        """Queue round `planned` (0-based) if nobody did; False when another node was first or it was cancelled."""
         key = keys.tournament(name)
         async with self.redis.pipeline(transaction=True) as pipe:
             try:
                 await pipe.watch(key)
                 if int(await pipe.hget(key, "rounds_planned") or 0) != planned:
+                    return False
+                if await pipe.hexists(key, "cancelled_ms"):
                     return False
                 pipe.multi()  # type: ignore[no-untyped-call]
                 pipe.hset(key, "rounds_planned", planned + 1)
@@ -109,7 +199,113 @@ class TournamentStore:
     async def mark_finished(self, name: str) -> None:
         await self.redis.hsetnx(keys.tournament(name), "finished_ms", now_ms())
 
+    # -- aborted matches ------------------------------------------------------------------------
 
-def _number(match_id: str) -> int:
-    tail = match_id.rpartition("-")[2]
-    return int(tail) if tail.isdigit() else 0
+    async def note_abort(self, order: MatchOrder, reason: str) -> None:
+        """Why the node aborts `order` (call it before storing the aborted result); a no-op outside tournaments."""
+        if order.tournament:
+            await self.redis.hsetnx(keys.tournament_reasons(order.tournament), order.match_id, reason)
+
+    async def noted_reason(self, name: str, match_id: str) -> str:
+        found = await self.redis.hget(keys.tournament_reasons(name), match_id)
+        return _text(found) if found else ""
+
+    async def record_abort(self, name: str, match_id: str, reason: str, rerun: MatchOrder | None) -> AbortNote:
+        """Keep why attempt `match_id` was aborted and queue `rerun` with it (none once cancelled).
+
+        The first call for an attempt decides; later ones (a result delivered again) return its note.
+        """
+        key, aborts = keys.tournament(name), keys.tournament_aborts(name)
+        for _ in range(RECORD_TRIES):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(key, aborts)
+                    found = await pipe.hget(aborts, match_id)
+                    if found:
+                        return _note(_text(found))
+                    cancelled = await pipe.hexists(key, "cancelled_ms")
+                    note = AbortNote(reason, rerun.match_id if rerun is not None and not cancelled else "")
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.hset(aborts, match_id, json.dumps({"reason": note.reason, "rerun": note.rerun}))
+                    if rerun is not None and note.rerun:
+                        await self.queue.submit([rerun], pipe)
+                    await pipe.execute()
+                    return note
+                except WatchError:
+                    continue
+        raise RuntimeError(f"tournament {name}: could not record the abort of {match_id}; it kept changing")
+
+    # -- cancelling -----------------------------------------------------------------------------
+
+    async def may_start(self, order: MatchOrder) -> bool:
+        """Whether a node may start `order` now; False when its tournament was cancelled before it started.
+
+        A node calls it once the match's seats are ready, right before starting it: it marks the
+        match started, so a cancel from then on leaves it to finish (a resumed match is let on too).
+        """
+        if not order.tournament:
+            return True
+        starts = keys.tournament_starts(order.tournament)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hsetnx(starts, order.match_id, STARTED)
+        pipe.hget(starts, order.match_id)
+        _, mark = await pipe.execute()
+        return mark is None or _text(mark) != CANCELLED
+
+    async def cancel(
+        self, state: TournamentState, by: str, candidates: Sequence[ResultRecord], aborts_seen: int
+    ) -> CancelOutcome:
+        """Cancel the tournament: `candidates` are the aborted results to store for its matches still
+        to be played (their current attempts), chosen when `state` had `aborts_seen` abort notes.
+        Those not started are marked cancelled; the others run on. CHANGED: choose again."""
+        name = state.spec.name
+        script_keys = [keys.tournament(name), keys.tournament_starts(name), keys.WORK_RESULTS,
+                       keys.tournament_results(name), keys.tournament_aborts(name)]  # fmt: skip
+        args: list[str | int] = [now_ms(), by, state.rounds_planned, aborts_seen]
+        for result in candidates:
+            script_keys.append(keys.match(result.match_id))
+            args += [result.match_id, json.dumps(result.to_dict(), separators=(",", ":"))]
+        status, cancelled, running = await self._cancel(keys=script_keys, args=args)
+        return CancelOutcome(int(status), int(cancelled), int(running))
+
+    async def marked_cancelled(self, name: str, match_id: str) -> bool:
+        """Whether `match_id` was marked cancelled with its tournament before it started."""
+        mark = await self.redis.hget(keys.tournament_starts(name), match_id)
+        return mark is not None and _text(mark) == CANCELLED
+
+    async def aborts_noted(self, name: str) -> int:
+        return int(await self.redis.hlen(keys.tournament_aborts(name)))
+
+    # -- who is awaited -------------------------------------------------------------------------
+
+    async def connected(self, bots: Iterable[str], game: str) -> set[str]:
+        """Those of `bots` with a session playing `game` on any node (as the nodes state it in `arena:presence:{bot}`)."""
+        names = sorted(set(bots))
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.hvals(keys.presence(name))
+        found = set()
+        for name, entries in zip(names, await pipe.execute(), strict=True):
+            for raw in entries:
+                games = json.loads(raw).get("games") or []
+                if not games or game in games:
+                    found.add(name)
+                    break
+        return found
+
+
+_ATTEMPT = re.compile(r"-(\d+)(?:-try(\d+))?$")
+
+
+def _attempt(match_id: str) -> tuple[int, int]:
+    found = _ATTEMPT.search(match_id)
+    return (int(found[1]), int(found[2] or 1)) if found else (0, 0)
+
+
+def _sorted(records: Iterable[ResultRecord]) -> list[ResultRecord]:
+    return sorted(records, key=lambda record: _attempt(record.match_id))
+
+
+def _note(text: str) -> AbortNote:
+    data = json.loads(text)
+    return AbortNote(str(data.get("reason", "")), str(data.get("rerun", "")))

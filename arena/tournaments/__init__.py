@@ -1,7 +1,8 @@
 """Tournaments: specs, formats as pure schedule generators, and live tables.
 
 The store keeps a `TournamentSpec` as JSON (`to_dict`/`from_dict`), creates the matches that
-`plan_round` returns, and rebuilds the live table from the results with `tournament_table`.
+`plan_round` returns, and rebuilds the live table from the results with `tournament_table` and
+what became of every match (done, due, re-running, aborted, cancelled) with `tournament_progress`.
 """
 
 from arena.tournaments.formats import (
@@ -12,12 +13,34 @@ from arena.tournaments.formats import (
     standing_tables,
     swiss_tables,
 )
-from arena.tournaments.spec import FORMATS, MAX_MATCHES, TournamentError, TournamentSpec
+from arena.tournaments.progress import (
+    CANCELLED,
+    FINISHED,
+    FINISHED_WITH_ABORTS,
+    RUNNING,
+    STATUSES,
+    AbortedAttempt,
+    AbortNote,
+    Progress,
+    seats_due,
+    seats_of,
+    tournament_progress,
+)
+from arena.tournaments.spec import FORMATS, MAX_MATCH_ATTEMPTS, MAX_MATCHES, TournamentError, TournamentSpec
 from arena.tournaments.table import TournamentTable, tournament_table
 
 __all__ = [
+    "CANCELLED",
+    "FINISHED",
+    "FINISHED_WITH_ABORTS",
     "FORMATS",
     "MAX_MATCHES",
+    "MAX_MATCH_ATTEMPTS",
+    "RUNNING",
+    "STATUSES",
+    "AbortNote",
+    "AbortedAttempt",
+    "Progress",
     "TournamentError",
     "TournamentSpec",
     "TournamentTable",
@@ -25,7 +48,10 @@ __all__ = [
     "gauntlet_tables",
     "plan_round",
     "round_robin_tables",
+    "seats_due",
+    "seats_of",
     "standing_tables",
     "swiss_tables",
+    "tournament_progress",
     "tournament_table",
 ]

@@ -13,7 +13,11 @@ from arena.games import Game, GameError, make_game
 FORMATS = ("round-robin", "gauntlet", "swiss")
 MAX_MATCHES = 100_000
 """More matches than this is almost surely a mistake (a round-robin of 40 bots at tables of 6)."""
+MAX_MATCH_ATTEMPTS = 3
+"""Attempts a tournament match gets: one aborted by a fault is re-run (same seed, same seats) under a
+new id, `NAME-n-try2` and so on, until this many attempts were aborted; then it is aborted for good."""
 NAME = re.compile(r"[A-Za-z0-9._-]{1,40}")
+_ATTEMPT = re.compile(r"(\d+)(?:-try(\d+))?")
 
 
 class TournamentError(ValueError):
@@ -131,12 +135,23 @@ class TournamentSpec:
         """The id of the tournament's match `number`; results name their round through it."""
         return f"{self.name}-{number}"
 
-    def match_number(self, match_id: str) -> int | None:
-        """The number of one of this tournament's matches from its id; None for any other id."""
-        prefix, _, number = match_id.rpartition("-")
-        if prefix != self.name or not number.isdigit() or int(number) >= self.total_matches:
+    def attempt_id(self, number: int, attempt: int = 1) -> str:
+        """The id of attempt `attempt` (1 for the first) of match `number`: `NAME-n`, then `NAME-n-try2`..."""
+        return self.match_id(number) if attempt <= 1 else f"{self.match_id(number)}-try{attempt}"
+
+    def attempt_of(self, match_id: str) -> tuple[int, int] | None:
+        """(number, attempt) of one of this tournament's match ids, first attempts and re-runs; None for others."""
+        prefix = f"{self.name}-"
+        found = _ATTEMPT.fullmatch(match_id[len(prefix) :]) if match_id.startswith(prefix) else None
+        if found is None or int(found[1]) >= self.total_matches:
             return None
-        return int(number)
+        attempt = int(found[2]) if found[2] else 1
+        return (int(found[1]), attempt) if attempt >= (2 if found[2] else 1) else None
+
+    def match_number(self, match_id: str) -> int | None:
+        """The number of one of this tournament's matches from its id (a re-run's too); None for any other id."""
+        found = self.attempt_of(match_id)
+        return found[0] if found else None
 
     def to_dict(self) -> dict[str, Any]:
         return {

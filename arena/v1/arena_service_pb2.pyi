@@ -14,10 +14,23 @@ class TournamentFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOURNAMENT_FORMAT_ROUND_ROBIN: _ClassVar[TournamentFormat]
     TOURNAMENT_FORMAT_GAUNTLET: _ClassVar[TournamentFormat]
     TOURNAMENT_FORMAT_SWISS: _ClassVar[TournamentFormat]
+
+class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_STATUS_UNSPECIFIED: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_RUNNING: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_FINISHED: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_FINISHED_WITH_ABORTS: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_CANCELLED: _ClassVar[TournamentStatus]
 TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat
 TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat
 TOURNAMENT_FORMAT_GAUNTLET: TournamentFormat
 TOURNAMENT_FORMAT_SWISS: TournamentFormat
+TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
+TOURNAMENT_STATUS_RUNNING: TournamentStatus
+TOURNAMENT_STATUS_FINISHED: TournamentStatus
+TOURNAMENT_STATUS_FINISHED_WITH_ABORTS: TournamentStatus
+TOURNAMENT_STATUS_CANCELLED: TournamentStatus
 
 class CreateOwnerRequest(_message.Message):
     __slots__ = ("name",)
@@ -307,6 +320,20 @@ class RecomputeRatingsResponse(_message.Message):
     parameters: _containers.ScalarMap[str, float]
     def __init__(self, game: _Optional[str] = ..., results: _Optional[int] = ..., bots: _Optional[int] = ..., parameters: _Optional[_Mapping[str, float]] = ...) -> None: ...
 
+class TournamentAbortedMatch(_message.Message):
+    __slots__ = ("number", "match_id", "attempt", "reason", "rerun_match_id")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RERUN_MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    match_id: str
+    attempt: int
+    reason: str
+    rerun_match_id: str
+    def __init__(self, number: _Optional[int] = ..., match_id: _Optional[str] = ..., attempt: _Optional[int] = ..., reason: _Optional[str] = ..., rerun_match_id: _Optional[str] = ...) -> None: ...
+
 class TournamentSpec(_message.Message):
     __slots__ = ("name", "game", "entrants", "format", "table_size", "rounds", "duplicate", "rated", "seed", "hero")
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -352,7 +379,7 @@ class TournamentStanding(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., games: _Optional[int] = ..., mean_score: _Optional[float] = ..., ci95: _Optional[float] = ..., wins: _Optional[int] = ..., mean_rank: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ...) -> None: ...
 
 class TournamentInfo(_message.Message):
-    __slots__ = ("spec", "done", "total", "finished_ms", "created_ms", "created_by", "standings", "score_name")
+    __slots__ = ("spec", "done", "total", "finished_ms", "created_ms", "created_by", "standings", "score_name", "status", "due", "rerunning", "aborted", "cancelled", "aborted_matches", "waiting_for", "cancelled_ms", "cancelled_by")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     DONE_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
@@ -361,6 +388,15 @@ class TournamentInfo(_message.Message):
     CREATED_BY_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     SCORE_NAME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    DUE_FIELD_NUMBER: _ClassVar[int]
+    RERUNNING_FIELD_NUMBER: _ClassVar[int]
+    ABORTED_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    ABORTED_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_MS_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_BY_FIELD_NUMBER: _ClassVar[int]
     spec: TournamentSpec
     done: int
     total: int
@@ -369,7 +405,16 @@ class TournamentInfo(_message.Message):
     created_by: str
     standings: _containers.RepeatedCompositeFieldContainer[TournamentStanding]
     score_name: str
-    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., finished_ms: _Optional[int] = ..., created_ms: _Optional[int] = ..., created_by: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[TournamentStanding, _Mapping]]] = ..., score_name: _Optional[str] = ...) -> None: ...
+    status: TournamentStatus
+    due: int
+    rerunning: int
+    aborted: int
+    cancelled: int
+    aborted_matches: _containers.RepeatedCompositeFieldContainer[TournamentAbortedMatch]
+    waiting_for: _containers.RepeatedScalarFieldContainer[str]
+    cancelled_ms: int
+    cancelled_by: str
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., finished_ms: _Optional[int] = ..., created_ms: _Optional[int] = ..., created_by: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[TournamentStanding, _Mapping]]] = ..., score_name: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., due: _Optional[int] = ..., rerunning: _Optional[int] = ..., aborted: _Optional[int] = ..., cancelled: _Optional[int] = ..., aborted_matches: _Optional[_Iterable[_Union[TournamentAbortedMatch, _Mapping]]] = ..., waiting_for: _Optional[_Iterable[str]] = ..., cancelled_ms: _Optional[int] = ..., cancelled_by: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("spec",)
@@ -418,6 +463,24 @@ class WatchTournamentResponse(_message.Message):
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     tournament: TournamentInfo
     def __init__(self, tournament: _Optional[_Union[TournamentInfo, _Mapping]] = ...) -> None: ...
+
+class CancelTournamentRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class CancelTournamentResponse(_message.Message):
+    __slots__ = ("tournament", "cancelled", "running", "already_cancelled")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    tournament: TournamentInfo
+    cancelled: int
+    running: int
+    already_cancelled: bool
+    def __init__(self, tournament: _Optional[_Union[TournamentInfo, _Mapping]] = ..., cancelled: _Optional[int] = ..., running: _Optional[int] = ..., already_cancelled: _Optional[bool] = ...) -> None: ...
 
 class SubmitBotRequest(_message.Message):
     __slots__ = ("name", "game", "run", "chunk")

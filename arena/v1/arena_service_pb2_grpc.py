@@ -115,6 +115,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.FromString,
                 _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/arena.v1.ArenaService/CancelTournament',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
         self.SubmitBot = channel.stream_unary(
                 '/arena.v1.ArenaService/SubmitBot',
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.SubmitBotRequest.SerializeToString,
@@ -245,6 +250,19 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTournament(self, request, context):
+        """Cancel a tournament (the admin token, or the token of the owner who created it). No more of
+        its matches are queued or re-run; its matches not started yet are marked cancelled, and the
+        nodes skip them; matches already running play to their end and count. Its status is then
+        TOURNAMENT_STATUS_CANCELLED, and `finished_ms` is set once its running matches have ended
+        (WatchTournament ends then). Statuses: NOT_FOUND for an unknown tournament,
+        PERMISSION_DENIED for another owner's, FAILED_PRECONDITION for one that has finished;
+        cancelling a cancelled tournament again changes nothing (OK, `already_cancelled`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SubmitBot(self, request_iterator, context):
         """Upload a new version of a registered bot's code for the arena to run in a sandbox (its
         owner's token). The first message names the bot and how to run it; every message may carry a
@@ -345,6 +363,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.WatchTournament,
                     request_deserializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.CancelTournamentResponse.SerializeToString,
             ),
             'SubmitBot': grpc.stream_unary_rpc_method_handler(
                     servicer.SubmitBot,
@@ -790,6 +813,33 @@ class ArenaService:
             '/arena.v1.ArenaService/WatchTournament',
             arena_dot_v1_dot_arena__service__pb2.WatchTournamentRequest.SerializeToString,
             arena_dot_v1_dot_arena__service__pb2.WatchTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/CancelTournament',
+            arena_dot_v1_dot_arena__service__pb2.CancelTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.CancelTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,

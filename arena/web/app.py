@@ -91,13 +91,16 @@ def create_app(source: WebData) -> FastAPI:
 
     @app.get("/api/tournaments", tags=["tournaments"])
     async def tournaments(limit: Limit = 50) -> dict[str, Any]:
-        """Tournaments newest first, with their spec and progress (done of total matches)."""
+        """Tournaments newest first, with their spec and progress: `status` (running, finished,
+        finished-with-aborts, cancelled) and `status_text`, matches `done`, `due`, `rerunning`, `aborted`
+        (for good) and `cancelled` of `total`, every aborted attempt with its reason (`aborted_matches`),
+        and the registered bots it waits for (`waiting_for`: not connected to any node)."""
         return await source.tournaments_list(limit)
 
     @app.get("/api/tournaments/{name}", tags=["tournaments"])
     async def tournament(name: str) -> dict[str, Any]:
-        """A tournament's spec, progress and live standings: mean score with its 95% interval, wins,
-        mean rank and TrueSkill mu and sigma."""
+        """A tournament's spec, progress (as in the list) and live standings: mean score with its 95%
+        interval, wins, mean rank and TrueSkill mu and sigma."""
         return await source.tournament(name)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

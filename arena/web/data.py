@@ -19,7 +19,7 @@ from arena.games.board13.rules import Board13Observation
 from arena.games.cards import CardObservation
 from arena.server import convert
 from arena.server.matches import BUILTIN_PREFIX, MatchHost
-from arena.server.tournaments import live_table
+from arena.server.tournaments import TournamentView, tournament_view
 from arena.store import MatchRecord, Store
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.tournaments import TournamentState, TournamentStore
@@ -248,20 +248,20 @@ class WebData:
         return frames
 
     async def tournaments_list(self, limit: int) -> dict[str, Any]:
+        """Tournaments newest first with their progress (what became of every match) and whom they wait for."""
         listed = []
         for name in await self.tournaments.names(limit):
             state = await self.tournaments.get(name)
             if state is not None:
-                table = await live_table(self.store, state)
-                listed.append({**tournament_header(state), "done": table.done, "total": table.total})
+                listed.append(tournament_json(await tournament_view(self.store, state, standings=False)))
         return {"tournaments": listed}
 
     async def tournament(self, name: str) -> dict[str, Any]:
-        """The tournament's spec, progress and live standings (mean score with its 95% interval, TrueSkill)."""
-        state = await self._tournament_state(name)
-        table = (await live_table(self.store, state)).to_dict()
-        return {**tournament_header(state), "done": table["done"], "total": table["total"],
-                "standings": table["standings"]}  # fmt: skip
+        """The tournament's spec, progress (done, due, re-running, aborted with reasons, cancelled), whom it
+        waits for, and live standings (mean score with its 95% interval, TrueSkill)."""
+        view = await tournament_view(self.store, await self._tournament_state(name))
+        assert view.table is not None
+        return {**tournament_json(view), "standings": view.table.to_dict()["standings"]}
 
     async def _tournament_state(self, name: str) -> TournamentState:
         state = await self.tournaments.get(name)
@@ -291,6 +291,13 @@ def tournament_header(state: TournamentState) -> dict[str, Any]:
         "created_by": state.created_by,
         "created_ms": state.created_ms,
         "finished_ms": state.finished_ms,
+        "cancelled_ms": state.cancelled_ms,
+        "cancelled_by": state.cancelled_by,
         "score_name": game.score_name,
         "lower_is_better": game.lower_is_better,
     }
+
+
+def tournament_json(view: TournamentView) -> dict[str, Any]:
+    """The header, what became of every match (as `arena tournament show` tells it), and whom it waits for."""
+    return {**tournament_header(view.state), **view.progress.to_dict(), "waiting_for": list(view.waiting_for)}

@@ -478,7 +478,8 @@ async function tournamentsPage() {
       tournaments.map((t) => h("tr", { "data-tournament": t.spec.name },
         h("td", {}, h("a", { href: `#/tournaments/${encodeURIComponent(t.spec.name)}` }, t.spec.name)),
         h("td", {}, t.spec.game), h("td", {}, t.spec.format),
-        h("td", {}, `${t.done} / ${t.total}`, t.finished_ms ? " (finished)" : ""),
+        h("td", { class: "status" }, `${t.done} / ${t.total} (${t.status_text})`,
+          t.waiting_for.length ? `; waiting for ${t.waiting_for.join(", ")}` : ""),
         h("td", { class: "hide-narrow" }, when(t.created_ms))))) : h("p", { class: "muted" }, "No tournaments yet."));
   };
   await render();
@@ -504,7 +505,12 @@ async function tournamentPage(name) {
         h("dt", {}, "Format"), h("dd", {}, `${t.spec.format}, ${t.spec.rounds} rounds${t.spec.duplicate ? ", duplicate" : ""}${t.spec.rated ? ", rated" : ""}`),
         h("dt", {}, "Created by"), h("dd", {}, t.created_by || "–"),
         h("dt", {}, "Progress"), h("dd", {}, h("progress", { max: t.total, value: t.done, "aria-label": "Matches played" }),
-          ` ${t.done} of ${t.total} matches${t.finished_ms ? ", finished" : ", running"}`)),
+          ` ${t.done} of ${t.total} matches, `, h("span", { class: "status", "data-status": t.status }, t.status_text)),
+        h("dt", {}, "Matches"), h("dd", { class: "counts" },
+          `${t.done} done, ${t.due} due, ${t.rerunning} re-running, ${t.aborted} aborted, ${t.cancelled} cancelled`),
+        t.cancelled_ms ? [h("dt", {}, "Cancelled"), h("dd", {}, `${when(t.cancelled_ms)} by ${t.cancelled_by}`)] : null,
+        t.waiting_for.length ? [h("dt", {}, "Waiting for"), h("dd", { class: "waiting" },
+          t.waiting_for.map((bot, i) => [i ? ", " : "", botLink(bot)]), " (registered, not connected to any node)")] : null),
       table(`Standings: mean ${t.score_name} (${t.lower_is_better ? "lower" : "higher"} is better) with its 95% confidence interval`,
         [["#", "num"], ["Bot"], ["Games", "num"], [`Mean ${t.score_name} ± 95%`, "num"], ["Interval", "hide-narrow"], ["Wins", "num"],
           ["Mean rank", "num"], ["mu ± σ", "num"]],
@@ -514,6 +520,11 @@ async function tournamentPage(name) {
           h("td", { class: "hide-narrow" }, interval(r)), h("td", { class: "num" }, r.wins),
           h("td", { class: "num" }, fmt(r.mean_rank)),
           h("td", { class: "num" }, r.mu === undefined || r.mu === null ? "–" : `${fmt(r.mu)} ± ${fmt(r.sigma)}`)))),
+      t.aborted_matches.length ? table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
+        [["Match", "num"], ["Attempt"], ["Reason"], ["Then"]],
+        t.aborted_matches.map((a) => h("tr", { "data-match": a.match_id }, h("td", { class: "num" }, a.number),
+          h("td", {}, matchLink(a.match_id), ` (${a.attempt})`), h("td", { class: "reason" }, a.reason || "–"),
+          h("td", {}, a.rerun ? ["re-run as ", matchLink(a.rerun)] : "not re-run")))) : null,
       h("p", {}, h("a", { href: `#/matches?tournament=${encodeURIComponent(name)}` }, "Matches of this tournament")));
     return !t.finished_ms;
   };

@@ -1,0 +1,158 @@
+"""The tournament pages tell the truth: a tournament with a match aborted for good, one waiting for a bot
+that is not connected, and a cancelled one, each as the JSON API says, in a real browser."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+import redis
+from playwright.sync_api import Page, expect
+
+from arena.server.work import WorkConfig
+from arena.store.work import Delivery
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import messages_pb2 as pb
+from tests.server.conftest import Arena, bearer, start_arena
+from tests.web.conftest import ARTIFACTS, WebArena
+from tests.web.test_pages import page, visit
+
+__all__ = ["page"]
+
+FAULT = "injected fault: the node failed while starting the match"
+UNSTARTED = "never started: the node could not start it (its log says why)"
+
+
+def spec(name: str, entrants: list[str], rounds: int = 1) -> api_pb.TournamentSpec:
+    return api_pb.TournamentSpec(
+        name=name, game=pb.GameSpec(game="friday13"), entrants=entrants, table_size=3, rounds=rounds,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, seed=name,
+    )  # fmt: skip
+
+
+async def populate(arena: Arena) -> None:
+    """lost: its one match fails on the node in every attempt; waiting: for "ghost"; halted: cancelled."""
+    work = arena.server.work
+    assert work is not None
+    play = work._play
+
+    async def faulty(delivery: Delivery) -> None:
+        if delivery.order.tournament == "lost":
+            raise RuntimeError(FAULT)
+        await play(delivery)
+
+    work._play = faulty  # type: ignore[method-assign]
+    owner = await arena.owner("olga")
+    await arena.bot(owner, "ghost")
+    for name, entrants, rounds in [("lost", ["builtin:random", "builtin:heuristic", "builtin:mc"], 1),
+                                   ("waiting", ["ghost", "builtin:random", "builtin:mc"], 1),
+                                   ("halted", ["ghost", "builtin:random", "builtin:heuristic"], 2)]:  # fmt: skip
+        await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=spec(name, entrants, rounds)),
+                                         metadata=bearer(owner))  # fmt: skip
+    await arena.api.CancelTournament(api_pb.CancelTournamentRequest(name="halted"), metadata=bearer(owner))
+    async for update in arena.api.WatchTournament(api_pb.WatchTournamentRequest(name="lost"), timeout=60):
+        if update.tournament.finished_ms:
+            break
+    while True:
+        waiting = (await arena.api.GetTournament(api_pb.GetTournamentRequest(name="waiting"))).tournament
+        if list(waiting.waiting_for) == ["ghost"]:
+            return
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def faulty_arena(redis_server: str) -> Iterator[WebArena]:
+    client = redis.Redis.from_url(redis_server)
+    client.flushall()
+    client.close()
+    started: Future[WebArena] = Future()
+    stop = threading.Event()
+    # The ghost's matches wait for it as long as the tests run.
+    work = WorkConfig(claim_idle=1.0, seat_wait=60.0, max_attempts=10_000)
+
+    async def serve() -> None:
+        try:
+            async with start_arena(redis_server, http_port=0, work=work) as arena:
+                assert arena.server.web is not None
+                web = WebArena(arena, asyncio.get_running_loop(), arena.server.web.url)
+                await asyncio.wait_for(populate(arena), 60)
+                started.set_result(web)
+                while not stop.is_set():
+                    await asyncio.sleep(0.05)
+        except BaseException as error:
+            if not started.done():
+                started.set_exception(error)
+            raise
+
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="faulty-arena", daemon=True)
+    thread.start()
+    try:
+        yield started.result(timeout=120)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+
+
+def tournament(web: WebArena, name: str) -> dict[str, Any]:
+    status, shown = web.get(f"/api/tournaments/{name}")
+    assert status == 200, shown
+    found: dict[str, Any] = shown
+    return found
+
+
+def test_the_api_tells_aborted_waiting_and_cancelled_tournaments_apart(faulty_arena: WebArena) -> None:
+    lost = tournament(faulty_arena, "lost")
+    assert (lost["status"], lost["status_text"], lost["done"], lost["aborted"]) == (
+        "finished-with-aborts", "finished with 1 aborted", 0, 1,
+    )  # fmt: skip
+    assert [(a["match_id"], a["rerun"]) for a in lost["aborted_matches"]] == [
+        ("lost-0", "lost-0-try2"), ("lost-0-try2", "lost-0-try3"), ("lost-0-try3", ""),
+    ]  # fmt: skip
+    assert all(a["reason"] == UNSTARTED for a in lost["aborted_matches"])
+    waiting = tournament(faulty_arena, "waiting")
+    assert (waiting["status"], waiting["due"], waiting["waiting_for"]) == ("running", 1, ["ghost"])
+    halted = tournament(faulty_arena, "halted")
+    assert (halted["status"], halted["cancelled"], halted["cancelled_by"], halted["done"]) == (
+        "cancelled",
+        2,
+        "olga",
+        0,
+    )
+    _, listed = faulty_arena.get("/api/tournaments")
+    assert {t["spec"]["name"]: t["status_text"] for t in listed["tournaments"]} == {
+        "lost": "finished with 1 aborted", "waiting": "running", "halted": "cancelled",
+    }  # fmt: skip
+
+
+def test_the_tournament_pages_show_status_aborted_attempts_with_reasons_and_whom_they_wait_for(
+    faulty_arena: WebArena, page: Page
+) -> None:
+    visit(page, faulty_arena, "tournaments")
+    expect(page.locator("tr[data-tournament=lost] .status")).to_contain_text("0 / 1 (finished with 1 aborted)")
+    expect(page.locator("tr[data-tournament=waiting] .status")).to_contain_text("(running); waiting for ghost")
+    expect(page.locator("tr[data-tournament=halted] .status")).to_contain_text("0 / 2 (cancelled)")
+
+    visit(page, faulty_arena, "tournaments/lost")
+    expect(page.locator(".status")).to_have_attribute("data-status", "finished-with-aborts")
+    expect(page.locator(".status")).to_have_text("finished with 1 aborted")
+    expect(page.locator("dd.counts")).to_have_text("0 done, 0 due, 0 re-running, 1 aborted, 0 cancelled")
+    attempts = page.locator("tr[data-match]")
+    expect(attempts).to_have_count(3)
+    expect(attempts.last).to_contain_text("lost-0-try3 (3)")
+    expect(attempts.last.locator(".reason")).to_have_text(UNSTARTED)
+    expect(attempts.last).to_contain_text("not re-run")
+    expect(attempts.first).to_contain_text("re-run as lost-0-try2")
+    page.screenshot(path=ARTIFACTS / "tournament-aborted.png", full_page=True)
+
+    visit(page, faulty_arena, "tournaments/waiting")
+    expect(page.locator(".status")).to_have_text("running")
+    expect(page.locator("dd.waiting")).to_have_text("ghost (registered, not connected to any node)")
+
+    visit(page, faulty_arena, "tournaments/halted")
+    expect(page.locator(".status")).to_have_text("cancelled")
+    expect(page.locator("dl.facts")).to_contain_text("by olga")
+    expect(page.locator("tr[data-match]")).to_have_count(0)
