@@ -14,20 +14,30 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from arena.games import game_names
+from arena.bots import BOTS
+from arena.games import GameError, game_names
 from arena.hosted import submit as hosted_api
 from arena.hosted.manager import HostedManager
 from arena.ratings import RatingError, RatingModel
 from arena.server import convert, ladder_pb
-from arena.server.auth import abort, authenticate, require, with_article
+from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, require, with_article
 from arena.server.ladder import Ladder
-from arena.server.matches import WATCH_BUFFER, MatchError, MatchHost, Update, summary_to_pb, watch_message
-from arena.server.sessions import Hangup, Session, SessionRegistry
+from arena.server.matches import (
+    BUILTIN_PREFIX,
+    WATCH_BUFFER,
+    MatchError,
+    MatchHost,
+    Update,
+    parse_seed,
+    summary_to_pb,
+    watch_message,
+)
+from arena.server.sessions import Hangup, Session, SessionRegistry, SessionsFull
 from arena.server.tournament_rpcs import TournamentRpcs
-from arena.store import NameTaken, NotFound, Store, StoreError
+from arena.store import NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
 from arena.store.ratings import RatingStore
-from arena.store.store import BotRecord
+from arena.store.store import NAME_PATTERN, BotRecord
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -38,7 +48,10 @@ log = logging.getLogger(__name__)
 HELLO_TIMEOUT = 10.0
 """Seconds a new stream has to send its Hello."""
 MAX_LIST = 500
+REFUSAL_WAIT = 1.0
+"""Seconds a refused stream is given to deliver its first message before its status ends it."""
 UNREADABLE = "a message could not be parsed as arena.v1.ConnectRequest: the stream is closed"
+NO_HELLO = "the stream ended before its Hello (or its first message was cut short): a stream starts with a Hello"
 
 
 def server_version() -> str:
@@ -48,6 +61,7 @@ def server_version() -> str:
         return "unknown"
 
 
+@guard_rpcs(bot_pb.DESCRIPTOR.services_by_name["BotService"])
 class BotServicer(bot_grpc.BotServiceServicer):
     """BotService.Connect: one stream per bot process, resumable within the grace period."""
 
@@ -57,32 +71,19 @@ class BotServicer(bot_grpc.BotServiceServicer):
         self.version = server_version()
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        principal = await authenticate(self.store, context)
-        if principal.kind != "bot":
-            await abort(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"Connect needs a bot token, not {with_article(principal.kind)} token: use the token RegisterBot gave",
-            )
+        caller = await self._caller(context)
+        if isinstance(caller, Refusal):
+            # Ending a call before its first message arrived fails the client's write of it, and
+            # grpc's Python client then reports INTERNAL ("Internal error from Core") instead of
+            # this status: take the Hello (waiting briefly for it) first.
+            with contextlib.suppress(TimeoutError, DecodeError):
+                await asyncio.wait_for(context.read(), REFUSAL_WAIT)
+            await abort(context, caller.code, caller.message)
+        hello = await self._hello(context)
         try:
-            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT)
-        except TimeoutError:
-            await abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT:.0f} s")
-        except DecodeError:
-            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, UNREADABLE)
-        if first is grpc.aio.EOF:
-            return
-        if first.WhichOneof("message") != "hello":
-            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, "the first message of a stream must be a Hello")
-        hello = first.hello
-        unknown = sorted(set(hello.games) - set(game_names()))
-        if unknown:
-            await abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"Hello.games names unknown games {', '.join(unknown)}; the arena plays {', '.join(game_names())}",
-            )
-        session, resumed = self.sessions.open(principal.name, hello, principal.launch)
+            session, resumed = self.sessions.open(caller.name, hello, caller.launch)
+        except SessionsFull as full:
+            await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(full))
         welcome = bot_pb.Welcome(
             session_id=session.id,
             bot_name=session.bot,
@@ -97,6 +98,9 @@ class BotServicer(bot_grpc.BotServiceServicer):
             while True:
                 message = await session.next_message(stream)
                 if message is None:
+                    ended = reader.result() if reader.done() and not reader.cancelled() else None
+                    if ended is not None and not context.done():
+                        await abort(context, ended.code, ended.message)
                     return
                 if isinstance(message, Hangup):
                     await abort(context, message.status, message.reason)
@@ -105,24 +109,65 @@ class BotServicer(bot_grpc.BotServiceServicer):
             reader.cancel()
             session.detach(stream, self.sessions.expire)
 
-    async def _read(self, session: Session, stream: int, context: grpc.aio.ServicerContext) -> None:
-        """Take the bot's messages until its stream ends (then detach) or it floods (then the writer hangs up)."""
+    async def _caller(self, context: grpc.aio.ServicerContext) -> Principal | Refusal:
+        """The bot calling, or why its stream is refused."""
+        try:
+            caller = await identify(self.store, context.invocation_metadata())
+        except Exception as error:  # the store failed: UNAVAILABLE
+            return failure(error, "Connect")
+        if not isinstance(caller, Refusal) and caller.kind != "bot":
+            return Refusal(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"Connect needs a bot token, not {with_article(caller.kind)} token: use the token RegisterBot gave",
+            )
+        return caller
+
+    async def _hello(self, context: grpc.aio.ServicerContext) -> bot_pb.Hello:
+        """The stream's first message, which must be a Hello naming known games; else the stream ends."""
+        try:
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT)
+        except TimeoutError:
+            await abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {HELLO_TIMEOUT:.0f} s")
+        except DecodeError:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, UNREADABLE)
+        if first is grpc.aio.EOF:
+            # A half-close, or a frame cut short: grpc reads both as the end of the stream.
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, NO_HELLO)
+        if first.WhichOneof("message") != "hello":
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, "the first message of a stream must be a Hello")
+        hello: bot_pb.Hello = first.hello
+        unknown = sorted(set(hello.games) - set(game_names()))
+        if unknown:
+            await abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"Hello.games names unknown games {', '.join(unknown)}; the arena plays {', '.join(game_names())}",
+            )
+        return hello
+
+    async def _read(self, session: Session, stream: int, context: grpc.aio.ServicerContext) -> Refusal | None:
+        """Take the bot's messages until its stream ends (then detach) or it floods (then the writer hangs up).
+
+        Returns the status to end the call with when the bot's side of it ended (a half-close)."""
+        ended: Refusal | None = None
         with contextlib.suppress(grpc.aio.AioRpcError, grpc.RpcError):
             while session.stream == stream:
                 try:
                     message = await context.read()
                 except DecodeError:
                     session.hang_up(stream, UNREADABLE, grpc.StatusCode.INVALID_ARGUMENT)
-                    return
+                    return None
                 if message is grpc.aio.EOF:
+                    # gRPC reads a last message cut short as the end of the stream too.
+                    text = "the bot's side of the stream ended (a half-close, or a last message cut short): the "
+                    text += f"session waits {session.limits.grace:.0f} s for a Hello that resumes it"
+                    ended = Refusal(grpc.StatusCode.CANCELLED, text)
                     break
                 if not session.is_answer(message) and not session.bucket.take():
-                    text = (
-                        f"more than {session.limits.flood_rate:.0f} unsolicited messages a second: the stream is closed"
-                    )
+                    text = session.limits.flood_text()
                     session.error(bot_pb.ERROR_CODE_FLOOD, text)
                     session.hang_up(stream, text)
-                    return
+                    return None
                 kind = message.WhichOneof("message")
                 if kind == "action":
                     session.answer(message.action)
@@ -131,8 +176,10 @@ class BotServicer(bot_grpc.BotServiceServicer):
                 else:
                     session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "empty message: set hello or action; ignored")
         session.detach(stream, self.sessions.expire)
+        return ended
 
 
+@guard_rpcs(api_pb.DESCRIPTOR.services_by_name["ArenaService"])
 class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
     """ArenaService: accounts, bots and matches, for people and tools."""
 
@@ -240,7 +287,11 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             while True:
                 update = await queue.get()
                 if update is None:
-                    await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "the watcher fell too far behind")
+                    await abort(
+                        context,
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"the watcher fell more than {WATCH_BUFFER} updates behind: read faster, or watch again",
+                    )
                 yield watch_message(live.record, update)
                 if update.ended:
                     return
@@ -251,10 +302,14 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         self, request: api_pb.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.CreateMatchResponse:
         await require(self.store, context, "admin")
+        problem = _match_problem(request)
+        if problem:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, problem)
         clock = convert.clock_from_pb(request.clock) if request.HasField("clock") else None
         try:
             live = await self.host.create(request.game, list(request.seats), request.seed, clock)
         except MatchError as error:
+            # The request is sound, the arena's state is not (yet): a bot not connected, full, not playing the game.
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
         return api_pb.CreateMatchResponse(match_id=live.record.match_id, seed_commitment=live.seed_commitment)
 
@@ -347,6 +402,32 @@ def _final_view(replay: dict[str, Any]) -> Any:
     """The public view at the end of a stored match, re-played from its record."""
     game = convert.game_from_spec(convert.spec_from_params(replay["game"], replay["params"]))
     return convert.observation_to_pb(game, game.replay(replay).public_observation())
+
+
+def _match_problem(request: api_pb.CreateMatchRequest) -> str:
+    """What makes a CreateMatchRequest wrong in itself, whatever the arena's state (INVALID_ARGUMENT); "" if nothing."""
+    seats = list(request.seats)
+    try:
+        game = convert.game_from_spec(request.game, len(seats))
+        parse_seed(request.seed)
+    except (GameError, MatchError) as error:
+        return str(error)
+    if not convert.supports(game):
+        return f"{game.name} cannot be played over the wire yet"
+    if len(seats) != game.players:
+        return f"{game.name} for {game.players} players needs {game.players} seats, not {len(seats)}"
+    if request.HasField("clock") and request.clock.per_move_ms == 0:
+        return "the clock needs a per-move limit above 0 ms"
+    for name in seats:
+        if name.startswith(BUILTIN_PREFIX):
+            if name.removeprefix(BUILTIN_PREFIX) not in BOTS:
+                return f"no built-in bot {name!r}; choose {BUILTIN_PREFIX}{f', {BUILTIN_PREFIX}'.join(BOTS)}"
+        elif not NAME_PATTERN.fullmatch(name):
+            return f"seat {name!r} names no bot: bot names are 1-40 letters, digits, '-', '_' or '.'"
+    bots = [name for name in seats if not name.startswith(BUILTIN_PREFIX)]
+    if len(set(bots)) != len(bots):
+        return "a bot may take only one seat in a match"
+    return ""
 
 
 async def _known_game(context: grpc.aio.ServicerContext, game: str) -> None:

@@ -31,6 +31,25 @@ class Limits:
     flood_rate: float = 20.0
     """Unsolicited messages per second (anything but the answer to a pending request)."""
     flood_burst: float = 40.0
+    max_sessions: int = 2000
+    """Sessions a node keeps at once (attached, or waiting out their grace); a Hello for one more ends
+    its stream with RESOURCE_EXHAUSTED (`SessionsFull`)."""
+
+    def flood_text(self) -> str:
+        return (
+            f"more than {self.flood_rate:.0f} unsolicited messages a second (bursts of {self.flood_burst:.0f}): "
+            "the stream is closed; resume the session and send only answers and what the protocol asks for"
+        )
+
+    def full_text(self) -> str:
+        return (
+            f"this arena node serves its maximum of {self.max_sessions} bot sessions; "
+            "retry in a few seconds with backoff, or connect to another node"
+        )
+
+
+class SessionsFull(RuntimeError):
+    """A new session would pass `Limits.max_sessions`; the message says the number and what to do."""
 
 
 class TokenBucket:
@@ -177,7 +196,16 @@ class Session:
             )
             return
         pending = self.pending.get(action.request_id)
-        if pending is None or pending.match_id != action.match_id or pending.answer.done():
+        if pending is not None and pending.match_id != action.match_id:
+            self.error(
+                bot_pb.ERROR_CODE_UNKNOWN_MATCH,
+                f"request {action.request_id} belongs to match {pending.match_id}, not {action.match_id}; "
+                "action ignored",
+                action.match_id,
+                action.request_id,
+            )
+            return
+        if pending is None or pending.answer.done():
             self.error(
                 bot_pb.ERROR_CODE_UNKNOWN_REQUEST,
                 f"request {action.request_id} of match {action.match_id} is not waiting for an answer "
@@ -254,11 +282,15 @@ class SessionRegistry:
     """Hosted launches whose session is exclusive (see Session.exclusive); marked before their process starts."""
 
     def open(self, bot: str, hello: bot_pb.Hello, launch: str = "") -> tuple[Session, bool]:
-        """The session a Hello asks for: the one it resumes (if it is this bot's and still alive), else a new one."""
+        """The session a Hello asks for: the one it resumes (if it is this bot's and still alive), else a new one.
+
+        Raises SessionsFull when a new one would pass `limits.max_sessions` (a resume always gets through)."""
         resumed = self.by_id.get(hello.resume_session_id) if hello.resume_session_id else None
         if resumed is not None and resumed.bot == bot and resumed.launch == launch and not resumed.gone:
             self._changed(resumed)
             return resumed, True
+        if len(self.by_id) >= self.limits.max_sessions:
+            raise SessionsFull(self.limits.full_text())
         session = Session(bot, hello, self.limits, launch, exclusive=bool(launch) and launch in self.exclusive_launches)
         self.by_id[session.id] = session
         self._changed(session)
