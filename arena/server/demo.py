@@ -174,7 +174,11 @@ async def run_tournaments(
     while True:
         done = {}
         for spec in specs:
-            done[spec.name] = (len(await tournaments.results(spec.name)), spec.total_matches)
+            state = await tournaments.get(spec.name)
+            assert state is not None
+            # Settled matches, not stored results: an aborted attempt is re-run and counts once.
+            found, _ = await tournaments.progress(state)
+            done[spec.name] = (found.total - found.unsettled, found.total)
         progress(done)
         if all(count >= total for count, total in done.values()):
             break

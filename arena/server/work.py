@@ -31,6 +31,7 @@ from arena.store import MatchRecord, Store
 from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
 from arena.store.store import now_ms
+from arena.store.tournaments import TournamentStore
 from arena.store.work import Delivery, MatchOrder, WorkQueue, new_seed
 
 log = logging.getLogger(__name__)
@@ -181,6 +182,7 @@ class WorkHost:
         host.node = self.queue.consumer
         self.result_hooks: list[ResultHook] = []
         self.ratings = RatingStore(store.redis)
+        self.tournaments = TournamentStore(store.redis)
         self.running: dict[str, tuple[Delivery, asyncio.Task[None]]] = {}
         """Entry id -> the delivery and the task running it."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -307,9 +309,17 @@ class WorkHost:
         except UNREACHABLE as error:
             # Nothing can be stored now: the order stays pending, and a node resumes it once Redis is back.
             log.error("match %s stops here: Redis is unreachable for too long (%s)", order.match_id, error)
-        except Exception:
+        except Exception as error:
             log.exception("match %s stopped by a server error", order.match_id)
+            await self._note_abort(order, f"stopped by an error on node {self.consumer}: {error!r}")
             await self._store(delivery, self._aborted(order), None)
+
+    async def _note_abort(self, order: MatchOrder, reason: str) -> None:
+        """Why this node aborts `order`, kept with its tournament (shown with the aborted match)."""
+        try:
+            await patiently(lambda: self.tournaments.note_abort(order, reason), f"match {order.match_id}")
+        except Exception:
+            log.exception("noting why match %s was aborted", order.match_id)
 
     async def _play(self, delivery: Delivery) -> None:
         order = delivery.order
@@ -320,6 +330,14 @@ class WorkHost:
         clock = Clock(order.per_move, order.bank) if order.per_move > 0 else None
         live = await self._seat(delivery, game, seed, clock)
         if live is None:
+            return
+        allowed, _ = await patiently(lambda: self.tournaments.may_start(order), f"match {order.match_id}")
+        if not allowed:
+            # Its tournament was cancelled while it waited for seats: the cancel stored its result.
+            log.info("match %s: its tournament was cancelled; not started", order.match_id)
+            self._release(live)
+            self.host.live.pop(order.match_id, None)
+            await patiently(lambda: self.queue.ack(delivery), f"match {order.match_id}")
             return
         record = live.record
         writer = self.events
@@ -342,10 +360,11 @@ class WorkHost:
             self._release(live)
             self.host.live.pop(order.match_id, None)
             raise
-        except Exception:
+        except Exception as error:
             log.exception("match %s stopped by a server error", order.match_id)
             final.termination = "aborted"
             outcome = self._aborted(order)
+            await self._note_abort(order, f"stopped by an error on node {self.consumer}: {error!r}")
         final.ended_ms = now_ms()
         try:
             await patiently(writer.flush, f"match {order.match_id}")
@@ -400,10 +419,12 @@ class WorkHost:
                     await self.queue.give_back(delivery)
                     return None
                 log.warning("match %s: %s; aborted after %d attempts", order.match_id, missing, order.attempts + 1)
+                await self._note_abort(order, f"never started: {missing}")
                 await self._store(delivery, self._aborted(order), None)
                 return None
             except MatchError as error:
                 log.warning("match %s cannot be played: %s", order.match_id, error)
+                await self._note_abort(order, f"cannot be played: {error}")
                 await self._store(delivery, self._aborted(order), None)
                 return None
             live.resumable = True

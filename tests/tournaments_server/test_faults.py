@@ -171,7 +171,9 @@ async def test_a_match_aborted_once_is_re_run_with_the_same_seed_and_seats_and_t
         await until(both_aborted_once, "both first attempts aborted and re-queued")
         now = await info(arena, "again")
         assert (now.rerunning, now.status, list(now.waiting_for)) == (2, api_pb.TOURNAMENT_STATUS_RUNNING, ["late"])
-        assert all("late not connected to any node" in m.reason for m in now.aborted_matches), now.aborted_matches
+        assert all("never started: bot 'late' is not connected" in m.reason for m in now.aborted_matches), (
+            now.aborted_matches
+        )
         await arena.connect(RandomBot, tokens["late"])
         final = None
         async for update in arena.api.WatchTournament(api_pb.WatchTournamentRequest(name="again"), timeout=60):
@@ -198,9 +200,7 @@ async def test_a_match_aborted_once_is_re_run_with_the_same_seed_and_seats_and_t
         code, out, err = await cli(arena, "tournament", "run", "again")
         assert code == 0, err
         assert "again: friday13 round-robin, 2/2 matches, finished" in out
-        assert (
-            "again-0 (match 0, attempt 1): never started: late not connected to any node; re-run as again-0-try2" in out
-        )
+        assert "again-0 (match 0, attempt 1): never started: bot 'late' is not connected; re-run as again-0-try2" in out
 
 
 @pytest.mark.asyncio
@@ -221,7 +221,7 @@ async def test_matches_aborted_past_the_limit_make_the_final_status_say_so_with_
         assert (final.done, final.aborted, final.due, final.rerunning) == (1, 3, 0, 0)
         chains: dict[int, list[tuple[str, str]]] = {}
         for attempt in final.aborted_matches:
-            assert "gone not connected to any node" in attempt.reason, attempt
+            assert "never started: bot 'gone' is not connected" in attempt.reason, attempt
             chains.setdefault(attempt.number, []).append((attempt.match_id, attempt.rerun_match_id))
         assert chains == {
             n: [(f"lost-{n}", f"lost-{n}-try2"), (f"lost-{n}-try2", f"lost-{n}-try3"), (f"lost-{n}-try3", "")]
@@ -233,7 +233,7 @@ async def test_matches_aborted_past_the_limit_make_the_final_status_say_so_with_
         code, listed, _ = await cli(arena, "tournament", "list")
         assert "finished with 3 aborted" in listed
         code, shown, _ = await cli(arena, "tournament", "show", "lost")
-        assert "lost-2-try3 (match 2, attempt 3): never started: gone not connected to any node; not re-run" in shown
+        assert "lost-2-try3 (match 2, attempt 3): never started: bot 'gone' is not connected; not re-run" in shown
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await arena.api.CancelTournament(api_pb.CancelTournamentRequest(name="lost"), metadata=bearer(ADMIN))
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
