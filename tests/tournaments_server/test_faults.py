@@ -97,7 +97,7 @@ async def test_a_bot_that_never_connects_is_waited_for_and_its_tournament_can_be
     work = WorkConfig(claim_idle=1.0, seat_wait=0.5, max_attempts=10_000)
     async with start_arena(redis_url, work=work, http_port=0) as arena:
         olga = await arena.owner("olga")
-        await arena.bot(olga, "ghost")
+        ghost = await arena.bot(olga, "ghost")
         mallory = await arena.owner("mallory")
         request = api_pb.CreateTournamentRequest(spec=spec("haunt", ["ghost", *BUILTINS]))
         created = (await arena.api.CreateTournament(request, metadata=bearer(olga))).tournament
@@ -124,6 +124,8 @@ async def test_a_bot_that_never_connects_is_waited_for_and_its_tournament_can_be
         code, out, err = await cli(arena, "tournament", "cancel", "haunt", token=olga)
         assert code == 0, err
         assert out.strip() == "tournament haunt: cancelled; 3 matches will not start, 0 still running"
+        # The ghost comes now: orders that were waiting for its seat at the cancel still must not start.
+        await arena.connect(RandomBot, ghost, max_matches=4)
 
         ran_out, ran_err = await asyncio.wait_for(runner.communicate(), 60)
         assert runner.returncode == 1, ran_err
