@@ -7,6 +7,7 @@ and plain HTTP while matches are played; `WebArena.run` runs a coroutine in the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -91,9 +92,12 @@ async def populate(arena: Arena) -> dict[str, str]:
     return ids
 
 
-@pytest.fixture(scope="module")
-def web_arena(redis_server: str) -> Iterator[WebArena]:
-    """One arena for a test module, on the session's Redis emptied first."""
+@contextlib.contextmanager
+def arena_in_thread(
+    redis_server: str, work: WorkConfig, populate: Callable[[WebArena], Awaitable[None]], name: str
+) -> Iterator[WebArena]:
+    """An arena with its web UI in a thread of its own (the browser tests are synchronous), on the
+    session's Redis emptied first, populated before it is handed over; stopped on exit."""
     client = redis.Redis.from_url(redis_server)
     client.flushall()
     client.close()
@@ -102,10 +106,10 @@ def web_arena(redis_server: str) -> Iterator[WebArena]:
 
     async def serve() -> None:
         try:
-            async with start_arena(redis_server, http_port=0, work=WorkConfig(claim_idle=1.0)) as arena:
+            async with start_arena(redis_server, http_port=0, work=work) as arena:
                 assert arena.server.web is not None
                 web = WebArena(arena, asyncio.get_running_loop(), arena.server.web.url)
-                web.matches = await populate(arena)
+                await asyncio.wait_for(populate(web), 60)
                 started.set_result(web)
                 while not stop.is_set():
                     await asyncio.sleep(0.05)
@@ -114,13 +118,24 @@ def web_arena(redis_server: str) -> Iterator[WebArena]:
                 started.set_exception(error)
             raise
 
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="web-arena", daemon=True)
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), name=name, daemon=True)
     thread.start()
     try:
         yield started.result(timeout=120)
     finally:
         stop.set()
         thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def web_arena(redis_server: str) -> Iterator[WebArena]:
+    """One arena for a test module, with a few matches played."""
+
+    async def played(web: WebArena) -> None:
+        web.matches = await populate(web.arena)
+
+    with arena_in_thread(redis_server, WorkConfig(claim_idle=1.0), played, "web-arena") as web:
+        yield web
 
 
 async def hold_live_match(arena: Arena) -> tuple[str, RawBot]:

@@ -4,21 +4,18 @@ that is not connected, and a cancelled one, each as the JSON API says, in a real
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
-from concurrent.futures import Future
 from typing import Any
 
 import pytest
-import redis
 from playwright.sync_api import Page, expect
 
 from arena.server.work import WorkConfig
 from arena.store.work import Delivery
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
-from tests.server.conftest import Arena, bearer, start_arena
-from tests.web.conftest import ARTIFACTS, WebArena
+from tests.server.conftest import Arena, bearer
+from tests.web.conftest import ARTIFACTS, WebArena, arena_in_thread
 from tests.web.test_pages import page, visit
 
 __all__ = ["page"]
@@ -67,35 +64,14 @@ async def populate(arena: Arena) -> None:
 
 @pytest.fixture(scope="module")
 def faulty_arena(redis_server: str) -> Iterator[WebArena]:
-    client = redis.Redis.from_url(redis_server)
-    client.flushall()
-    client.close()
-    started: Future[WebArena] = Future()
-    stop = threading.Event()
     # The ghost's matches wait for it as long as the tests run.
     work = WorkConfig(claim_idle=1.0, seat_wait=60.0, max_attempts=10_000)
 
-    async def serve() -> None:
-        try:
-            async with start_arena(redis_server, http_port=0, work=work) as arena:
-                assert arena.server.web is not None
-                web = WebArena(arena, asyncio.get_running_loop(), arena.server.web.url)
-                await asyncio.wait_for(populate(arena), 60)
-                started.set_result(web)
-                while not stop.is_set():
-                    await asyncio.sleep(0.05)
-        except BaseException as error:
-            if not started.done():
-                started.set_exception(error)
-            raise
+    async def faulty(web: WebArena) -> None:
+        await populate(web.arena)
 
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="faulty-arena", daemon=True)
-    thread.start()
-    try:
-        yield started.result(timeout=120)
-    finally:
-        stop.set()
-        thread.join(timeout=30)
+    with arena_in_thread(redis_server, work, faulty, "faulty-arena") as web:
+        yield web
 
 
 def tournament(web: WebArena, name: str) -> dict[str, Any]:
