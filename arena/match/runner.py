@@ -140,7 +140,7 @@ class MatchRunner:
         try:
             # asyncio.timeout arms one timer; wait_for would also wrap the request in a task.
             async with asyncio.timeout(move.time_left) as budget:
-                move.extend = lambda seconds: budget.reschedule((budget.when() or 0.0) + seconds)
+                move.extend = lambda seconds: _extend(budget, seconds)
                 action = await player.request(move)
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
@@ -197,3 +197,9 @@ class MatchRunner:
             seat_records=tuple(self.records),
             state=self.state,
         )
+
+
+def _extend(budget: asyncio.Timeout, seconds: float) -> None:
+    """Move a running answer's deadline later; one that already expired stays as it is (a strike follows)."""
+    if not budget.expired() and budget.when() is not None:
+        budget.reschedule((budget.when() or 0.0) + seconds)

@@ -18,7 +18,7 @@ from arena.games.base import Action, State, seed_commitment
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
 from arena.ratings import ResultRecord
 from arena.server import convert
-from arena.server.relay import RelaySeat, RemoteSession
+from arena.server.relay import RelaySeat, RemoteSession, find_sessions
 from arena.server.remote_seat import RemoteSeat
 from arena.server.sessions import Session, SessionRegistry
 from arena.server.tasks import cancel_and_wait
@@ -217,7 +217,18 @@ class MatchHost:
     def _relayed(self, remote: RemoteSession, index: int, game: Game, match_id: str, encoder: convert.Encoder) -> Seat:
         if not remote.plays(game.name):
             raise MatchError(f"bot {remote.bot!r} does not play {game.name}")
-        return RelaySeat(self.store.redis, remote, match_id, index, game, encoder, self.store.blocking, self.node)
+        seat = RelaySeat(self.store.redis, remote, match_id, index, game, encoder, self.store.blocking, self.node)
+
+        async def follow(bot: str, match_id: str) -> Seat | RemoteSession | None:
+            here = [s for s in self.sessions.of_bot(bot) if s.attached and not s.exclusive and s.plays(game.name)]
+            if here:
+                session = min(here, key=lambda s: len(s.matches))
+                session.seated(match_id)
+                return RemoteSeat(session, match_id, game, encoder)
+            return (await find_sessions(self.store.redis, [bot], self.node, alive=True)).get(bot)
+
+        seat.follow = follow
+        return seat
 
     def _seat(self, name: str, index: int, game: Game, match_id: str, seed: bytes, encoder: convert.Encoder) -> Seat:
         if name.startswith(BUILTIN_PREFIX):

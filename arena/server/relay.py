@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,12 +38,20 @@ PRESENCE_TTL_MS = 10_000
 """A node that stops refreshing its presence (it died) is forgotten after this long."""
 REFRESH = 2.0
 """Seconds between presence refreshes."""
+HEARTBEAT_TTL_MS = 6_000
+"""A node's heartbeat lapses this long after its last refresh (three refreshes missed): its relayed
+seats follow their bots elsewhere, and the seats its matches held on other nodes are freed."""
 INBOX_MAX = 10_000
 """Entries an inbox keeps (approximately); older ones are trimmed."""
 
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+Follow = Callable[[str, str], Awaitable["Seat | RemoteSession | None"]]
+"""(bot, match id) -> a seat through the bot's session on this node, its session on another living
+node, or None while it has neither."""
 
 
 @dataclass(frozen=True)
@@ -58,14 +67,15 @@ class RemoteSession:
         return not self.games or game in self.games
 
 
-async def find_sessions(redis: Redis, bots: list[str], node: str) -> dict[str, RemoteSession]:
-    """For each of `bots` with a session on another node, one such session."""
+async def find_sessions(redis: Redis, bots: list[str], node: str, alive: bool = False) -> dict[str, RemoteSession]:
+    """For each of `bots` with a session on another node, one such session; with `alive`, only on a node
+    whose heartbeat is current (a dead node's presence lingers until it expires)."""
     found: dict[str, RemoteSession] = {}
     for bot in bots:
         entries = await redis.hgetall(keys.presence(bot))
         for session_id, raw in sorted(entries.items()):
             data = json.loads(raw)
-            if data["node"] != node:
+            if data["node"] != node and (not alive or await redis.exists(keys.node_alive(data["node"]))):
                 found[bot] = RemoteSession(_text(session_id), bot, data["node"], tuple(data["games"]))
                 break
     return found
@@ -86,6 +96,11 @@ class RelaySeat(Seat):
         """For the blocking reads of the bot's answers: connections of their own."""
         self._posts = 0
         """Numbers this seat's posts, so that the serving node drops a post written twice (a retry)."""
+        self.info: MatchInfo | None = None
+        self.follow: Follow | None = None
+        """Finds the bot again when the node serving its session dies (the match host sets it)."""
+        self.local: Seat | None = None
+        """The bot's session on this very node, once it came here: the seat then plays through it."""
         self.remote = remote
         self.match_id = match_id
         self.inbox = keys.session_inbox(remote.session_id)
@@ -96,17 +111,20 @@ class RelaySeat(Seat):
         self._requests = 0
         self._last_reply = "0-0"
 
-    async def _post(self, kind: str, message: bot_pb.ConnectResponse, **extra: Any) -> float:
-        """Post to the session's inbox, waiting out an outage; returns the seconds waited for Redis."""
+    async def _post(
+        self, kind: str, message: bot_pb.ConnectResponse, on_wait: Callable[[float], None] | None = None, **extra: Any
+    ) -> None:
+        """Post to the session's inbox, waiting out an outage (told to `on_wait` as it passes)."""
         self._posts += 1
         fields: dict[Any, Any] = {"kind": kind, "match": self.match_id, "n": self._posts, "host": self.host,
                                   "msg": message.SerializeToString(), **extra}  # fmt: skip
-        _, waited = await patiently(
-            lambda: self.redis.xadd(self.inbox, fields, maxlen=INBOX_MAX, approximate=True), f"match {self.match_id}"
-        )
-        return waited
+        await patiently(
+            lambda: self.redis.xadd(self.inbox, fields, maxlen=INBOX_MAX, approximate=True), f"match {self.match_id}",
+            on_wait=on_wait,
+        )  # fmt: skip
 
     async def start(self, info: MatchInfo) -> None:
+        self.info = info
         await patiently(lambda: self.redis.delete(self.replies), f"match {self.match_id}")
         started = bot_pb.MatchStarted(
             match_id=self.match_id, game=convert.spec_from_game(info.game), seat=info.seat, seats=info.seats,
@@ -115,6 +133,8 @@ class RelaySeat(Seat):
         await self._post("start", bot_pb.ConnectResponse(match_started=started))
 
     async def request(self, move: MoveRequest) -> Action:
+        if self.local is not None:
+            return await self.local.request(move)
         self._requests += 1
         response = bot_pb.ConnectResponse()
         message = response.action_request
@@ -122,23 +142,28 @@ class RelaySeat(Seat):
         self.encoder.encode_into(move.observation, message.observation)
         message.legal_actions.extend([self.legal[action] for action in move.legal_actions])
         message.time_left_ms = int(move.time_left * 1000)
-        # Time spent waiting for an unreachable Redis is not the bot's: the move's clock stands still.
-        move.pause(await self._post("request", response, ask=self._requests, reply=self.replies))
+        # Time lost to an unreachable Redis is not the bot's: the move's clock stands still meanwhile.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + move.time_left
+
+        def paused(seconds: float) -> None:
+            nonlocal deadline
+            deadline += seconds
+            move.pause(seconds)
+
+        await self._post("request", response, paused, ask=self._requests, reply=self.replies)
         while True:
             left = deadline - loop.time()
             if left <= 0:
                 raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
             block = int(min(left, READ_CHUNK) * 1000) + 1
             reply: Any
-            reply, waited = await patiently(
+            reply, _ = await patiently(
                 lambda: self.blocking.xread({self.replies: self._last_reply}, block=block),  # noqa: B023
-                f"match {self.match_id}",
-            )
-            if waited:
-                move.pause(waited)
-                deadline += waited
+                f"match {self.match_id}", on_wait=paused,
+            )  # fmt: skip
+            if not reply and await self._moved():
+                return await self.request(move)  # asked again where the bot is now, within the same clock
             for entry_id, fields in reply[0][1] if reply else ():
                 self._last_reply = _text(entry_id)
                 data = {_text(key): _text(value) for key, value in fields.items()}
@@ -148,7 +173,34 @@ class RelaySeat(Seat):
                     raise SeatGone(data["gone"])
                 return int(data["action"])
 
+    async def _moved(self) -> bool:
+        """After a read that got no answer: if the node serving the bot's session died, find the bot again.
+
+        True when the seat now reaches the bot elsewhere: through its session on this node, or on
+        another living node (told the match anew, as a resuming host does).
+        """
+        if self.follow is None or self.info is None:
+            return False
+        alive: Any = await patiently(lambda: self.redis.exists(keys.node_alive(self.remote.node)), "a relayed seat")
+        if alive[0]:
+            return False
+        found = await self.follow(self.name, self.match_id)
+        if isinstance(found, Seat):
+            log.info("match %s: bot %s came to this node; its seat plays here now", self.match_id, self.name)
+            self.local = found
+            await found.start(self.info)
+            return True
+        if found is not None and found.session_id != self.remote.session_id:
+            log.info("match %s: bot %s is on node %s now; its seat follows it", self.match_id, self.name, found.node)
+            self.remote, self.inbox = found, keys.session_inbox(found.session_id)
+            await self.start(self.info)  # told the match anew, as a resuming host does
+            return True
+        return False
+
     async def reject(self, move: MoveRequest, reason: str) -> None:
+        if self.local is not None:
+            await self.local.reject(move, reason)
+            return
         self.strikes += 1
         code = bot_pb.ERROR_CODE_LATE if "no answer" in reason else bot_pb.ERROR_CODE_ILLEGAL_ACTION
         errors = [bot_pb.Error(code=code, message=reason, match_id=self.match_id)]
@@ -157,9 +209,12 @@ class RelaySeat(Seat):
                     "moves and is ranked last")  # fmt: skip
             errors.append(bot_pb.Error(code=bot_pb.ERROR_CODE_FORFEIT, message=text, match_id=self.match_id))
         for error in errors:
-            move.pause(await self._post("error", bot_pb.ConnectResponse(error=error)))
+            await self._post("error", bot_pb.ConnectResponse(error=error), move.pause)
 
     async def end(self, result: MatchEnd) -> None:
+        if self.local is not None:
+            await self.local.end(result)
+            return
         ended = bot_pb.MatchEnded(
             match_id=self.match_id, scores=result.scores, ranks=result.ranks,
             termination=convert.TERMINATIONS.get(result.termination, pb.TERMINATION_UNSPECIFIED),
@@ -205,12 +260,12 @@ class Relay:
                     entry = {"node": self.node, "games": sorted(session.games)}
                     pipe.hset(keys.presence(session.bot), session.id, json.dumps(entry))
                     pipe.pexpire(keys.presence(session.bot), PRESENCE_TTL_MS)
-                pipe.set(keys.node_alive(self.node), 1, px=PRESENCE_TTL_MS)
+                pipe.set(keys.node_alive(self.node), 1, px=HEARTBEAT_TTL_MS)
                 await pipe.execute()
                 stated = {session_id: session.bot for session_id, session in live.items()}
                 beating_since = beating_since or time.monotonic()
                 # After an outage every heartbeat lapsed: judge others only once they had time to beat again.
-                if time.monotonic() - beating_since > PRESENCE_TTL_MS / 1000 + REFRESH:
+                if time.monotonic() - beating_since > HEARTBEAT_TTL_MS / 1000 + REFRESH:
                     await self._free_seats_of_dead_hosts()
             except Exception:
                 beating_since = 0.0

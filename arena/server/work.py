@@ -308,7 +308,8 @@ class WorkHost:
             raise
         except UNREACHABLE as error:
             # Nothing can be stored now: the order stays pending, and a node resumes it once Redis is back.
-            log.error("match %s stops here: Redis is unreachable for too long (%s)", order.match_id, error)
+            log.error("match %s stops here, left pending for a node to resume: Redis is unreachable (%s)",
+                      order.match_id, error)  # fmt: skip
         except Exception as error:
             log.exception("match %s stopped by a server error", order.match_id)
             await self._note_abort(order, f"stopped by an error on node {self.consumer}: {error!r}")
@@ -394,7 +395,12 @@ class WorkHost:
                 name for name in order.seats
                 if not name.startswith(BUILTIN_PREFIX) and not self.host.sessions.of_bot(name) and name not in versions
             ]  # fmt: skip
-            remote = await find_sessions(self.store.redis, away, self.consumer) if away else None
+            remote = None
+            if away:
+                remote, _ = await patiently(
+                    lambda: find_sessions(self.store.redis, away, self.consumer),  # noqa: B023
+                    f"match {order.match_id}",
+                )
             try:
                 pinned = {}
                 if self.host.start_seats is not None:

@@ -27,26 +27,43 @@ T = TypeVar("T")
 
 
 async def patiently(
-    operation: Callable[[], Awaitable[T]], what: str, limit: float = OUTAGE_LIMIT, first_delay: float = 0.05
+    operation: Callable[[], Awaitable[T]],
+    what: str,
+    limit: float = OUTAGE_LIMIT,
+    first_delay: float = 0.05,
+    on_wait: Callable[[float], None] | None = None,
 ) -> tuple[T, float]:
-    """Run `operation` until it gets through; returns its value and the seconds spent waiting for Redis.
+    """Run `operation` until it gets through; returns its value and the seconds lost to Redis being away.
 
-    Backoff doubles from `first_delay` to 2 s, each delay jittered by up to half of it so that
-    the nodes and matches that lost Redis together do not come back in step. After `limit`
-    seconds of failures the last error is raised.
+    The time lost is what failed attempts and the pauses between them took, not the successful
+    attempt's own time (a blocking read that waited 5 s for data lost nothing). `on_wait` is told
+    of the time lost as it is lost, before each pause, so that a clock can stand still during an
+    outage rather than run out in it. Backoff doubles from `first_delay` to 2 s, each pause
+    jittered by up to half of it so that the nodes and matches that lost Redis together do not
+    come back in step. After `limit` seconds of failures the last error is raised.
     """
     started = time.monotonic()
+    told = started
     delay = first_delay
     warned = False
     while True:
+        attempt = time.monotonic()
         try:
-            return await operation(), time.monotonic() - started
+            value = await operation()
         except UNREACHABLE as error:
-            waited = time.monotonic() - started
-            if waited >= limit:
+            now = time.monotonic()
+            if now - started >= limit:
                 raise
             if not warned:
                 log.warning("Redis is unreachable (%s): %s waits for it, up to %.0f s", error, what, limit)
                 warned = True
-            await asyncio.sleep(min(delay, limit - waited) * (0.5 + random.random() / 2))
+            pause = min(delay, limit - (now - started)) * (0.5 + random.random() / 2)
+            if on_wait is not None:
+                on_wait(now + pause - told)  # this attempt, and the pause to come
+                told = now + pause
+            await asyncio.sleep(pause)
             delay = min(2.0, delay * 2)
+            continue
+        if on_wait is not None and attempt > told:
+            on_wait(attempt - told)
+        return value, attempt - started

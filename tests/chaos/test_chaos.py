@@ -5,9 +5,7 @@ redis-server with AOF, strikes once some results are stored, and must end with e
 finished (normally or by forfeit): none aborted, none lost, none rated twice or never, the ratings
 equal to a recompute of the stored results, every stored replay re-playing under the engine, and
 the interrupted matches' results stored within the claim delay + 10 s of the fault. A drill that
-misses a goal because of a known runtime bug is marked xfail (strict: it fails once the bug is
-fixed, to take the mark off) with the bug in one line; its report (problems, what the nodes said)
-shows in the failure.
+misses a goal fails with its report (problems, what the nodes said).
 """
 
 from __future__ import annotations
@@ -33,9 +31,6 @@ def meets_the_goal(drill: Coroutine[Any, Any, drills.Row]) -> None:
     assert not row.failures(), row.report()
 
 
-@pytest.mark.xfail(strict=True, reason="a relayed seat whose move had Redis away for longer than the move's time left "
-                   "is struck, and the strike's post then reschedules the expired asyncio.timeout: RuntimeError, "
-                   "the match is stored aborted")  # fmt: skip
 def test_a_30_s_redis_outage_pauses_the_matches_and_none_is_aborted() -> None:
     meets_the_goal(drills.redis_blip(30.0, MATCHES))
 
@@ -48,9 +43,6 @@ def test_a_killed_node_relaying_to_the_survivors_bots_has_its_matches_resumed() 
     meets_the_goal(drills.kill_node_bots_on_survivor(MATCHES))
 
 
-@pytest.mark.xfail(strict=True, reason="RelaySeat.request adds each empty blocking XREAD's own duration "
-                   "(patiently's 'waited') to the move's deadline, so a relayed seat whose bot's node died waits "
-                   "forever: the survivor's relayed matches never end")  # fmt: skip
 def test_the_bots_node_killed_the_bots_reconnect_elsewhere_and_every_match_finishes() -> None:
     meets_the_goal(drills.kill_node_of_the_bots(MATCHES))
 
