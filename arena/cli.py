@@ -176,7 +176,8 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
 @app.command()
 @click.option(
     "--unsafe-no-sandbox", is_flag=True, envvar="ARENA_UNSAFE_NO_SANDBOX",
-    help="Run hosted bots even where the kernel refuses their sandbox (no network namespace or cgroup).",
+    help="Run hosted bots even where their sandbox cannot be made (not root, no bubblewrap, no user namespaces or "
+    "cgroups): as plain child processes, for bots you trust.",
 )  # fmt: skip
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True, help="Port to listen on.")

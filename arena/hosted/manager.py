@@ -49,7 +49,7 @@ class HostedConfig:
 
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     unsafe_no_sandbox: bool = field(default_factory=lambda: os.environ.get(UNSAFE_ENV, "") not in ("", "0"))
-    """Run hosted bots even where the sandbox is not available (no network namespace or cgroup)."""
+    """Run hosted bots even where the sandbox cannot be made (see `sandbox.detect`), as plain child processes."""
     connect_timeout: float = 20.0
     """Seconds a started bot has to connect and say Hello."""
     idle_timeout: float = 60.0
