@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib.util
 import os
 import pwd
@@ -231,7 +232,9 @@ class Sandbox:
         return Sandboxed(process, group, uid)
 
 
-def _system_links() -> list[str]:
+@functools.cache
+def _system_links() -> tuple[str, ...]:
+    """bwrap's arguments for the host's top-level system folders (looked at once: they do not change)."""
     args: list[str] = []
     for name in SYSTEM_LINKS:
         path = Path(name)
@@ -239,7 +242,7 @@ def _system_links() -> list[str]:
             args += ["--symlink", os.readlink(path), name]
         elif path.is_dir():
             args += ["--ro-bind", name, name]
-    return args
+    return tuple(args)
 
 
 def _etc_files() -> list[str]:

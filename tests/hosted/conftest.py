@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest_asyncio
@@ -55,3 +56,23 @@ async def logs(arena: Arena, token: str, name: str) -> api_pb.GetBotLogsResponse
         api_pb.GetBotLogsRequest(name=name), metadata=bearer(token)
     )
     return reply
+
+
+@dataclass(frozen=True)
+class HostProcess:
+    pid: int
+    parent: int
+    uid: int
+
+
+def host_processes() -> list[HostProcess]:
+    """The host's live processes (zombies waiting for their reaper do not count), from /proc."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if not fields["State"].strip().startswith("Z"):
+            found.append(HostProcess(int(status.parent.name), int(fields["PPid"]), int(fields["Uid"].split()[0])))
+    return found

@@ -18,7 +18,7 @@ from arena.hosted.sandbox import UIDS
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from tests.conftest import free_port
-from tests.hosted.conftest import misbehaving, requests
+from tests.hosted.conftest import host_processes, misbehaving, requests
 from tests.server.conftest import bearer
 
 ADMIN = "ata_node-death-admin"
@@ -26,20 +26,8 @@ ADMIN = "ata_node-death-admin"
 
 def sandboxed_processes(ancestor: int | None = None) -> dict[int, int]:
     """Live processes running under a hosted bot's uid (pid -> uid); with `ancestor`, only its descendants."""
-    parents: dict[int, int] = {}
-    found: dict[int, int] = {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        pid = int(status.parent.name)
-        parents[pid] = int(fields["PPid"])
-        uid = int(fields["Uid"].split()[0])
-        if uid in UIDS and not fields["State"].strip().startswith("Z"):
-            found[pid] = uid
-    if ancestor is None:
-        return found
+    processes = host_processes()
+    parents = {process.pid: process.parent for process in processes}
 
     def descends(pid: int) -> bool:
         while pid > 1:
@@ -48,7 +36,7 @@ def sandboxed_processes(ancestor: int | None = None) -> dict[int, int]:
                 return True
         return False
 
-    return {pid: uid for pid, uid in found.items() if descends(pid)}
+    return {p.pid: p.uid for p in processes if p.uid in UIDS and (ancestor is None or descends(p.pid))}
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from arena.v1 import messages_pb2 as pb
-from tests.hosted.conftest import logs, misbehaving, submit
+from tests.hosted.conftest import host_processes, logs, misbehaving, submit
 from tests.server.conftest import Arena
 
 pytestmark = pytest.mark.asyncio
@@ -23,17 +23,8 @@ async def test_a_hosted_bot_cannot_open_a_tcp_connection(arena: Arena, tmp_path:
 
 
 def processes_of(uid: int) -> list[int]:
-    """The host's live processes running as `uid` (zombies waiting for their reaper do not count)."""
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            text = status.read_text()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
-            found.append(int(status.parent.name))
-    return found
+    """The host's live processes running as `uid`."""
+    return [process.pid for process in host_processes() if process.uid == uid]
 
 
 async def forfeited_but_finished(arena: Arena, match_id: str) -> dict[str, object]:
