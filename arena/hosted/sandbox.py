@@ -59,6 +59,8 @@ TOOLS = {
     "mount": "mount", "sh": "dash", "cp": "coreutils", "chown": "coreutils",
 }  # fmt: skip
 """The commands a sandboxed launch uses, with the Debian package of each."""
+SDK_PATH = "/opt/arena/python"
+"""Inside the sandbox: where the packages the SDK imports are bound when they live outside the interpreter's prefix."""
 PYTHON_MODULES = ("arena", "grpc", "google.protobuf")
 """What a Python bot imports from the node's installation (the SDK and what it stands on)."""
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -88,32 +90,45 @@ class SandboxLimits:
 
 @dataclass(frozen=True)
 class Runtime:
-    """The host folders a bot sees read-only at their own paths, beside /usr."""
+    """The host folders a bot sees read-only, beside /usr: each as (host path, path inside the sandbox)."""
 
-    folders: tuple[Path, ...]
-    hidden: tuple[Path, ...] = ()
-    """Host paths inside those folders that must stay out of sight (the data directory): an empty tmpfs covers them."""
+    binds: tuple[tuple[Path, str], ...]
+    hidden: tuple[str, ...] = ()
+    """Paths inside the sandbox, within those folders, that must stay out of sight (the data directory):
+    an empty tmpfs covers them."""
     python: str = sys.executable
 
     @property
     def path(self) -> str:
         return f"{SYSTEM_PATH}:{Path(self.python).parent}"
 
+    @property
+    def python_path(self) -> str:
+        """PYTHONPATH inside the sandbox: the packages bound in under `SDK_PATH`, if any."""
+        return SDK_PATH if any(inside.startswith(f"{SDK_PATH}/") for _, inside in self.binds) else ""
+
 
 def python_runtime(hidden: Sequence[Path] = ()) -> Runtime:
-    """The node's interpreter with its standard library and packages, and the packages the SDK imports."""
-    roots = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(sys.executable).resolve().parent}
-    for name in PYTHON_MODULES:
-        spec = importlib.util.find_spec(name)
-        for location in (spec.submodule_search_locations or []) if spec else []:
-            roots.add(Path(location).resolve())
-    resolved = {root.resolve() for root in roots if root.exists()}
+    """The node's interpreter with its standard library and packages, at their own paths, and the packages
+    the SDK imports that live elsewhere (an editable install's `arena`) under `SDK_PATH`: a bot then
+    imports the very code the node runs, whatever .pth files say."""
+    prefixes = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(sys.executable).resolve().parent}
+    resolved = {root.resolve() for root in prefixes if root.exists()}
     outermost = sorted(
         root for root in resolved
         if not any(other != root and root.is_relative_to(other) for other in resolved) and not _under_usr(root)
     )  # fmt: skip
-    covered = [path.resolve() for path in hidden if any(path.resolve().is_relative_to(root) for root in outermost)]
-    return Runtime(tuple(outermost), tuple(covered))
+    binds = [(root, str(root)) for root in outermost]
+    for name in PYTHON_MODULES:
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            package = Path(location).resolve()
+            if not any(package.is_relative_to(root) for root in [*outermost, Path("/usr")]):
+                binds.append((package, f"{SDK_PATH}/{name.replace('.', '/')}"))
+    covered = []
+    for path in (path.resolve() for path in hidden):
+        covered += [str(Path(inside) / path.relative_to(host)) for host, inside in binds if path.is_relative_to(host)]
+    return Runtime(tuple(binds), tuple(covered))
 
 
 def _under_usr(path: Path) -> bool:
@@ -155,10 +170,10 @@ class Sandbox:
             f"{tool['mount']} -t tmpfs -o mode=0755,size={limits.disk_bytes + (1 << 20)} arena-sandbox {q(str(stage))}"
         )
         inside: list[str] = []
-        for index, folder in enumerate(self.runtime.folders):
+        for index, (folder, path) in enumerate(self.runtime.binds):
             script.append(f"mkdir {stage}/r{index} && {tool['mount']} --rbind {q(str(folder))} {stage}/r{index}")
-            inside += ["--ro-bind", f"{stage}/r{index}", str(folder)]
-        inside += [arg for hidden in self.runtime.hidden for arg in ("--tmpfs", str(hidden))]
+            inside += ["--ro-bind", f"{stage}/r{index}", path]
+        inside += [arg for hidden in self.runtime.hidden for arg in ("--tmpfs", hidden)]
         script += [
             f"touch {stage}/socket && {tool['mount']} --bind {q(socket_path)} {stage}/socket",
             f"mkdir -m 0700 {stage}/home {stage}/tmp",
@@ -191,11 +206,14 @@ class Sandbox:
     def environment(self, package: Path, socket_path: str, token: str) -> dict[str, str]:
         """All the environment a bot gets: nothing of the node's own."""
         home, socket = (BOT_HOME, BOT_SOCKET) if self.confined else (str(package), socket_path)
-        return {
+        env = {
             "PATH": self.runtime.path, "HOME": home, "TMPDIR": BOT_TMP if self.confined else home,
             "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
             "ARENA_SERVER": f"unix:{socket}", "ARENA_TOKEN": token,
         }  # fmt: skip
+        if self.confined and self.runtime.python_path:
+            env["PYTHONPATH"] = self.runtime.python_path
+        return env
 
     def program(self, argv: Sequence[str]) -> list[str]:
         """The command with `python` meaning the node's interpreter (it has the SDK)."""
