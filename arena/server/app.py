@@ -87,6 +87,8 @@ class RunningServer:
     work: WorkHost | None = None
     ladder: Ladder | None = None
     web: WebServer | None = None
+    hosted_refusal: str = ""
+    """Why this node runs no hosted bots ("" when it does)."""
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -152,7 +154,18 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         if config.http_port is not None:
             web = await start_web(WebData(store, ratings, host), config.http_host, config.http_port)
         yield RunningServer(
-            f"{config.host}:{port}", port, server, store, sessions, host, new_admin_token, ratings, work, ladder, web
+            f"{config.host}:{port}",
+            port,
+            server,
+            store,
+            sessions,
+            host,
+            new_admin_token,
+            ratings,
+            work,
+            ladder,
+            web,
+            hosted.refusal,
         )
     finally:
         if web is not None:
