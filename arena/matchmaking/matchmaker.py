@@ -16,8 +16,13 @@ How tables are formed, in one pass that is fast enough for 10,000 waiting bots:
 4. An anchor without an acceptable window keeps waiting; its required balance falls as it waits,
    down to zero after `QualitySchedule.anything_after` seconds, so an outlier gets a table too.
 
-Seats are then assigned so that each bot tends to get the seats it has had least
-(`assign_seats`). The same input always gives the same output.
+Seats are then assigned (`assign_seats`) so that each bot tends to get the seats it has had least
+and to sit after the bots it has sat after least: in these games the player after a weak one
+profits, so a fair ladder varies who follows whom, not only the seat numbers. Which bots sit after
+which is history the store keeps per pair, and only the pairs of the tables formed are worth
+reading, so the server forms tables (`Matchmaker.group`), reads those pairs, then seats them
+(`Matchmaker.seat`); `Matchmaker.form_tables` does both. The same input always gives the same
+output.
 """
 
 from __future__ import annotations
@@ -29,6 +34,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.ratings import Rating, RatingModel
+
+EXACT_NEIGHBOURS_UP_TO = 6
+"""Tables up to this many seats (every game's) are seated by an exact search over all 6! = 720
+orders; beyond it the search grows too fast, and only seats are balanced."""
+
+Neighbours = Mapping[tuple[str, str], int]
+"""Ladder matches at one table size in which the second bot sat directly after the first, seat 0
+counting as after the last seat; a missing pair counts 0."""
 
 
 class MatchmakingError(ValueError):
@@ -109,7 +122,7 @@ class QualitySchedule:
 
 @dataclass(frozen=True)
 class Table:
-    """A table the matchmaker formed: its entries in seat order."""
+    """A table the matchmaker formed: its entries in seat order (in mu order before `Matchmaker.seat`)."""
 
     entries: tuple[WaitingEntry, ...]
     quality: float
@@ -141,13 +154,32 @@ class Matchmaker:
     table_size: int
     model: RatingModel = field(default_factory=RatingModel)
     schedule: QualitySchedule = field(default_factory=QualitySchedule)
+    neighbour_weight: float = 1.0
+    """How much neighbour imbalance counts against seat imbalance in `assign_seats`; 0 balances seats only."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_size, int) or self.table_size < 2:
             raise MatchmakingError(f"a table needs at least 2 seats, not {self.table_size!r}")
+        if not (math.isfinite(self.neighbour_weight) and self.neighbour_weight >= 0):
+            raise MatchmakingError(f"the neighbour weight must be a number from 0 up, not {self.neighbour_weight!r}")
 
-    def form_tables(self, entries: Iterable[WaitingEntry], now: float, *, seed: int = 0) -> Matching:
-        """Tables for as many waiting entries as the schedule allows; `seed` breaks ties between seats."""
+    def form_tables(
+        self, entries: Iterable[WaitingEntry], now: float, *, seed: int = 0, neighbours: Neighbours | None = None
+    ) -> Matching:
+        """Tables for as many waiting entries as the schedule allows, seated; `seed` breaks ties between seatings."""
+        return self.seat(self.group(entries, now), neighbours, seed=seed)
+
+    def seat(self, grouped: Matching, neighbours: Neighbours | None = None, *, seed: int = 0) -> Matching:
+        """The tables of `grouped` seated by `assign_seats`, in order, ties broken by a stream drawn from `seed`."""
+        rng = random.Random(seed)
+        tables = tuple(
+            Table(assign_seats(table.entries, rng, neighbours, neighbour_weight=self.neighbour_weight), table.quality)
+            for table in grouped.tables
+        )
+        return Matching(tables, grouped.waiting)
+
+    def group(self, entries: Iterable[WaitingEntry], now: float) -> Matching:
+        """Tables for as many waiting entries as the schedule allows, not seated yet: entries in mu order."""
         pool = list(entries)
         tickets = {entry.ticket for entry in pool}
         if len(tickets) != len(pool):
@@ -162,7 +194,6 @@ class Matchmaker:
         seated = [False] * count
         tables: list[Table] = []
         quality_terms = self.model.quality_terms
-        rng = random.Random(seed)
         required = self.schedule.required
 
         def neighbours(start: int, step: list[int]) -> list[int]:
@@ -206,50 +237,132 @@ class Matchmaker:
                     after[left] = right
                 if right < count:
                     before[right] = left
-            members = [by_mu[index] for index in window]
-            tables.append(Table(assign_seats(members, rng), quality))
+            tables.append(Table(tuple(by_mu[index] for index in window), quality))
         return Matching(tuple(tables), tuple(by_mu[index] for index in anchors if not seated[index]))
 
 
-def assign_seats(entries: Sequence[WaitingEntry], rng: random.Random) -> tuple[WaitingEntry, ...]:
-    """The entries in seat order, giving each bot the seats it has had least.
+def assign_seats(
+    entries: Sequence[WaitingEntry],
+    rng: random.Random,
+    neighbours: Neighbours | None = None,
+    *,
+    neighbour_weight: float = 1.0,
+) -> tuple[WaitingEntry, ...]:
+    """The entries in seat order, giving each bot the seats it has had least and the bots to sit
+    after that it has sat after least.
 
-    Exact minimum over all seatings of the sum of squared excesses, where a bot's excess at a
-    seat is how many more times it sat there than in its least-played seat; squaring makes one
-    big imbalance cost more than several small ones. Ties go by a shuffle drawn from `rng`, so
+    The seating minimises a sum of squared excesses. A bot's seat excess is how many more times it
+    sat in its seat than in its least-played seat. A neighbour excess, for each bot and the bot
+    seated just before it (cyclically), is how many more times the one sat directly after the
+    other than the least-used ordered pair of this table's bots; its square is weighted by
+    `neighbour_weight`. Squaring makes one big imbalance cost more than several small ones. The
+    minimum is exact for tables up to `EXACT_NEIGHBOURS_UP_TO` seats; larger ones (no game has
+    them) get the exact minimum for seats alone. Ties go by a shuffle drawn from `rng`, so
     newcomers do not always sit in mu order.
     """
     order = list(entries)
     rng.shuffle(order)
     size = len(order)
-    costs = []
+    seat_costs = []
     for entry in order:
         counts = entry.seat_counts[:size] + (0,) * (size - len(entry.seat_counts))
         least = min(counts)
-        costs.append([(count - least) ** 2 for count in counts])
-    if not any(map(any, costs)):
+        seat_costs.append([float((count - least) ** 2) for count in counts])
+    pair_costs = _pair_costs(order, neighbours or {}, neighbour_weight)
+    if pair_costs is None and not any(map(any, seat_costs)):
         return tuple(order)
-    # Dynamic programme over the sets of seats given to the first (bits set) entries: 2^size * size steps.
+    # rest[set] is the least seat cost of giving the entries of a set (as bits) the last len(set)
+    # seats: a dynamic programme in 2^size * size steps. It gives the best seating for seats alone,
+    # and it bounds what the rest of a seating costs in `_best_seating`.
     full = (1 << size) - 1
-    best = [math.inf] * (full + 1)
-    choice = [0] * (full + 1)
-    best[0] = 0
-    bits = [(seat, 1 << seat) for seat in range(size)]
-    for mask in range(full):
-        so_far = best[mask]
-        if so_far == math.inf:
-            continue
-        row = costs[mask.bit_count()]
-        for seat, bit in bits:
-            if not mask & bit:
-                total = so_far + row[seat]
-                if total < best[mask | bit]:
-                    best[mask | bit] = total
-                    choice[mask | bit] = seat
-    seats = list(order)
+    rest = [0.0] * (full + 1)
+    first_of = [0] * (full + 1)
+    for mask in range(1, full + 1):
+        seat = size - mask.bit_count()
+        least_cost = math.inf
+        for index in range(size):
+            bit = 1 << index
+            if mask & bit:
+                total = seat_costs[index][seat] + rest[mask ^ bit]
+                if total < least_cost:
+                    least_cost = total
+                    first_of[mask] = index
+        rest[mask] = least_cost
+    seating = []
     mask = full
     while mask:
-        seat = choice[mask]
-        mask &= ~(1 << seat)
-        seats[seat] = order[mask.bit_count()]
-    return tuple(seats)
+        seating.append(first_of[mask])
+        mask ^= 1 << first_of[mask]
+    if pair_costs is not None:
+        seating = _best_seating(seat_costs, pair_costs, rest, seating)
+    return tuple(order[index] for index in seating)
+
+
+def _pair_costs(order: Sequence[WaitingEntry], neighbours: Neighbours, weight: float) -> list[list[float]] | None:
+    """costs[a][b]: what entry b sitting directly after entry a costs; None when no seating costs
+    more than another for its neighbours, or when the table is too large for the exact search."""
+    size = len(order)
+    # At two seats each bot sits after the other in every seating.
+    if not neighbours or not 3 <= size <= EXACT_NEIGHBOURS_UP_TO or weight == 0:
+        return None
+    names = [entry.bot for entry in order]
+    # Counts below zero cannot come from the store; reading them as 0 keeps the excesses sound.
+    counts = [[max(0, neighbours.get((a, b), 0)) for b in names] for a in names]
+    least = min(counts[a][b] for a in range(size) for b in range(size) if a != b)
+    costs = [[weight * float(count - least) ** 2 for count in row] for row in counts]
+    for index in range(size):
+        costs[index][index] = 0.0
+    return costs if any(map(any, costs)) else None
+
+
+def _best_seating(
+    seat_costs: Sequence[Sequence[float]],
+    pair_costs: Sequence[Sequence[float]],
+    rest: Sequence[float],
+    start: list[int],
+) -> list[int]:
+    """The seating (entry index per seat) of least seat plus neighbour cost.
+
+    A depth-first search fills the seats in order and drops every partial seating that cannot beat
+    the best found so far, starting from `start` (the best for seats alone). What is still to come
+    costs at least `rest` for the seats of the entries left, plus for each of them and for the entry
+    in seat 0 its cheapest predecessor. On equal cost the earlier seating in the search order wins.
+    """
+    size = len(seat_costs)
+    full = (1 << size) - 1
+    cheapest_before = [min(pair_costs[a][b] for a in range(size) if a != b) for b in range(size)]
+    bound = list(rest)
+    predecessors = [0.0] * (full + 1)
+    for mask in range(1, full + 1):
+        low = mask & -mask
+        predecessors[mask] = predecessors[mask ^ low] + cheapest_before[low.bit_length() - 1]
+        bound[mask] += predecessors[mask]
+    best = list(start)
+    best_cost = sum(seat_costs[index][seat] for seat, index in enumerate(start))
+    best_cost += sum(pair_costs[start[seat - 1]][start[seat]] for seat in range(size))
+    path = [0] * size
+
+    def extend(seat: int, left: int, last: int, cost: float, closing: float) -> None:
+        nonlocal best_cost
+        if not left:
+            total = cost + pair_costs[last][path[0]]
+            if total < best_cost:
+                best_cost = total
+                best[:] = path
+            return
+        row = pair_costs[last]
+        for index in range(size):
+            bit = 1 << index
+            if left & bit:
+                so_far = cost + seat_costs[index][seat] + row[index]
+                if so_far + bound[left ^ bit] + closing < best_cost:
+                    path[seat] = index
+                    extend(seat + 1, left ^ bit, index, so_far, closing)
+
+    for first in range(size):
+        left = full ^ (1 << first)
+        cost = seat_costs[first][0]
+        if cost + bound[left] + cheapest_before[first] < best_cost:
+            path[0] = first
+            extend(1, left, first, cost, cheapest_before[first])
+    return best
