@@ -4,9 +4,10 @@ Every node runs the same loop. Each pass it states its ladder sessions' free mat
 game queues (changed sessions at once, all of them every `full_sync` seconds), refreshes its
 heartbeat, and, per game, acts as matchmaker only while it holds that game's lock in Redis: it
 reads the queue with the current ratings and seat counts, forms tables with
-`arena.matchmaking.Matchmaker`, starts a match for each (`start_table`, the one place that does),
-then removes the seated entries and counts the seats. Entries of nodes whose heartbeat expired
-are dropped.
+`arena.matchmaking.Matchmaker`, reads how often the bots of each table sat after one another and
+seats them, starts a match for each (`start_table`, the one place that does), then removes the
+seated entries and counts the seats and neighbours. Entries of nodes whose heartbeat expired are
+dropped.
 """
 
 from __future__ import annotations
@@ -219,9 +220,11 @@ class Ladder:
                          ticket.since, seats.get(ticket.bot, ()))
             for ticket in tickets
         ]  # fmt: skip
-        matching = Matchmaker(size, model, self.config.schedule).form_tables(
-            entries, time.time(), seed=self._rng.getrandbits(32)
-        )
+        matchmaker = Matchmaker(size, model, self.config.schedule)
+        grouped = matchmaker.group(entries, time.time())
+        # Only the pairs of the tables formed: every pair of a big queue would be far too many to read.
+        neighbours = await self.store.neighbour_counts(game, size, (table.bots for table in grouped.tables))
+        matching = matchmaker.seat(grouped, neighbours, seed=self._rng.getrandbits(32))
         by_ticket = {ticket.ticket: ticket for ticket in tickets}
         started = []
         for table in matching.tables:
@@ -252,8 +255,9 @@ class Ladder:
                 for session in self.sessions.of_bot(name):
                     self.session_changed(session)
             return ""
-        pipe = self.store.redis.pipeline(transaction=False)
-        self.store.count_seats(game, bots, pipe)
+        # One transaction, so that seat and neighbour counts never disagree about which matches they hold.
+        pipe = self.store.redis.pipeline(transaction=True)
+        self.store.count_table(game, bots, pipe)
         await pipe.execute()
         for name in bots:
             for session in self.sessions.of_bot(name):

@@ -26,6 +26,8 @@
 | arena:ladder:{game}:queue        | hash   | ticket -> waiting entry (JSON: bot, session, since)  |
 | arena:ladder:{game}:lock         | string | the node whose matchmaker acts now (PX expiry)       |
 | arena:ladder:{game}:{size}:seats | hash   | "{bot}:{seat}" -> ladder matches in that seat        |
+| arena:ladder:{game}:{size}:after | hash   | "{a}>{b}" -> ladder matches in which bot b sat       |
+|                                  |        | directly after bot a (seat 0 after the last seat)    |
 | arena:ladder:node:{node}         | string | a node's ladder heartbeat (PX expiry): its queue     |
 |                                  |        | entries count only while it lives                    |
 | arena:work                       | stream | match orders (JSON) for every node's match host,     |
@@ -140,6 +142,10 @@ def ladder_lock(game: str) -> str:
 
 def ladder_seats(game: str, size: int) -> str:
     return f"{PREFIX}ladder:{game}:{size}:seats"
+
+
+def ladder_after(game: str, size: int) -> str:
+    return f"{PREFIX}ladder:{game}:{size}:after"
 
 
 def ladder_node(node: str) -> str:

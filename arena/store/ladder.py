@@ -1,5 +1,5 @@
-"""The ladder in Redis: per-game queues of free match slots, seat counts, node heartbeats, and the
-per-game matchmaker lock.
+"""The ladder in Redis: per-game queues of free match slots, seat and neighbour counts, node
+heartbeats, and the per-game matchmaker lock.
 
 A queue entry is one free match slot of one bot session: its ticket is "{session id}/{slot}", so
 re-stating a session's free slots is idempotent (`sync_session`). The lock is a plain
@@ -63,12 +63,17 @@ def ticket_id(session: str, slot: int) -> str:
     return f"{session}/{slot}"
 
 
+def _after(before: str, after: str) -> str:
+    """The field of `keys.ladder_after` for `after` sitting directly after `before`; bot names never hold ">"."""
+    return f"{before}>{after}"
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
 class LadderStore:
-    """Queues, seat counts, heartbeats and locks of the ladder."""
+    """Queues, seat and neighbour counts, heartbeats and locks of the ladder."""
 
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
@@ -111,7 +116,7 @@ class LadderStore:
         if names:
             await self.redis.hdel(keys.ladder_queue(game), *names)
 
-    # -- seat counts ---------------------------------------------------------------------------
+    # -- seat and neighbour counts --------------------------------------------------------------
 
     async def seat_counts(self, game: str, size: int, bots: Iterable[str]) -> dict[str, tuple[int, ...]]:
         """Ladder matches each bot played in each seat at this table size."""
@@ -123,10 +128,24 @@ class LadderStore:
         counts = [int(value or 0) for value in values]
         return {name: tuple(counts[index * size : (index + 1) * size]) for index, name in enumerate(names)}
 
-    def count_seats(self, game: str, bots: Sequence[str], pipe: Pipeline) -> None:
-        """Queue on `pipe`: one more ladder match for each bot in its seat (bots in seat order)."""
+    async def neighbour_counts(
+        self, game: str, size: int, tables: Iterable[Iterable[str]]
+    ) -> dict[tuple[str, str], int]:
+        """Ladder matches at this table size in which bot b sat directly after bot a, as (a, b) -> count,
+        for the ordered pairs of bots sharing one of `tables`; pairs that never did are left out."""
+        pairs = sorted({(a, b) for bots in map(set, tables) for a in bots for b in bots if a != b})
+        if not pairs:
+            return {}
+        values = await self.redis.hmget(keys.ladder_after(game, size), [_after(a, b) for a, b in pairs])
+        return {pair: int(value) for pair, value in zip(pairs, values, strict=True) if value is not None}
+
+    def count_table(self, game: str, bots: Sequence[str], pipe: Pipeline) -> None:
+        """Queue on `pipe`: one more ladder match for each bot (bots in seat order) in its seat and
+        after the bot seated before it, seat 0 after the last seat."""
+        size = len(bots)
         for seat, name in enumerate(bots):
-            pipe.hincrby(keys.ladder_seats(game, len(bots)), f"{name}:{seat}", 1)
+            pipe.hincrby(keys.ladder_seats(game, size), f"{name}:{seat}", 1)
+            pipe.hincrby(keys.ladder_after(game, size), _after(bots[seat - 1], name), 1)
 
     # -- nodes and locks -----------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator
 
 import pytest
@@ -12,6 +13,7 @@ from redis.asyncio import Redis
 from arena.matchmaking import QualitySchedule
 from arena.server.ladder import DEFAULT_SIZES, LadderConfig, LadderError, parse_sizes
 from arena.server.work import WorkConfig
+from arena.store import Store, keys
 from arena.store.ladder import LadderStore
 from arena.v1 import arena_service_pb2 as api_pb
 from tests.server.conftest import Arena, RandomBot, start_arena
@@ -164,22 +166,62 @@ def test_ladder_sizes_are_configurable_per_game_within_the_game_limits() -> None
             parse_sizes([bad])
 
 
-async def test_ladder_seats_are_balanced_over_time(redis_url: str) -> None:
+@pytest.mark.parametrize("size", [3, 4])
+async def test_ladder_balances_seats_and_neighbours_and_counts_every_match(redis_url: str, size: int) -> None:
+    """The same bots matched again and again: the counts in Redis are exactly those of the matches
+    played, and they stay balanced. At three seats a seating that varies the neighbours always
+    repeats one bot's seat (only rotations of one order give each bot a new seat), so there a
+    bot's seats may differ by 2 for a while."""
     # Any table is good enough at once: once ratings differ, the default schedule waits for a better one.
-    anything = LadderConfig(sizes={"friday13": 3}, interval=0.05, schedule=QualitySchedule(start=0.0))
+    anything = LadderConfig(sizes={"friday13": size}, interval=0.05, schedule=QualitySchedule(start=0.0))
+    names = [f"s{number}" for number in range(size)]
     async with start_arena(redis_url, ladder=anything) as arena:
-        tokens = await arena.bots("s1", "s2", "s3")
-        for name in tokens:
+        tokens = await arena.bots(*names)
+        for name in names:
             await arena.connect(RandomBot, tokens[name], max_matches=1, ladder=True, games=("friday13",))
         assert arena.server.ladder is not None
         store = arena.server.ladder.store
 
-        async def four_played() -> bool:
-            counts = await store.seat_counts("friday13", 3, tokens)
-            return all(sum(seats) >= 4 for seats in counts.values())
+        async def twelve_played() -> bool:
+            counts = await store.seat_counts("friday13", size, names)
+            return all(sum(seats) >= 12 for seats in counts.values())
 
-        await until(four_played, timeout=30)
-        counts = await store.seat_counts("friday13", 3, tokens)
-        assert all(max(seats) - min(seats) <= 1 for seats in counts.values()), counts
-        for match in await ladder_matches(arena):
-            assert len(set(match.seats)) == 3  # type: ignore[attr-defined]
+        await until(twelve_played, timeout=60)
+    # The server has stopped, so no table starts between reading the matches and the counts.
+    redis = Redis.from_url(redis_url)
+    try:
+        store = LadderStore(redis)
+        played = [record.seats for record in await Store(redis).list_matches(game="friday13", limit=1000)]
+        seats = await store.seat_counts("friday13", size, names)
+        after = await store.neighbour_counts("friday13", size, [names])
+    finally:
+        await redis.aclose()
+    assert all(len(set(bots)) == size for bots in played)
+    assert seats == {name: tuple(sum(bots[seat] == name for bots in played) for seat in range(size)) for name in names}
+    assert after == Counter((bots[seat - 1], bots[seat]) for bots in played for seat in range(size))
+    assert all(max(counts) - min(counts) <= (2 if size == 3 else 1) for counts in seats.values()), seats
+    pairs = [after.get((a, b), 0) for a in names for b in names if a != b]
+    assert max(pairs) - min(pairs) <= 2, after
+
+
+async def test_the_store_counts_who_sat_after_whom_per_table_size(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    try:
+        store = LadderStore(redis)
+        pipe = redis.pipeline(transaction=True)
+        store.count_table("amigo13", ["a", "b", "c", "d"], pipe)
+        store.count_table("amigo13", ["a", "b", "c", "d"], pipe)
+        store.count_table("amigo13", ["c", "a", "b"], pipe)
+        await pipe.execute()
+        assert await redis.hget(keys.ladder_after("amigo13", 4), "d>a") == b"2"
+        four = await store.neighbour_counts("amigo13", 4, [["a", "b", "c", "d"]])
+        assert four == {("a", "b"): 2, ("b", "c"): 2, ("c", "d"): 2, ("d", "a"): 2}
+        # A bot new to the ladder has no pairs and no seats yet; other table sizes keep their own counts.
+        three = await store.neighbour_counts("amigo13", 3, [["a", "b", "c"], ["new", "a"]])
+        assert three == {("c", "a"): 1, ("a", "b"): 1, ("b", "c"): 1}
+        assert await store.seat_counts("amigo13", 4, ["a", "new"]) == {"a": (2, 0, 0, 0), "new": (0, 0, 0, 0)}
+        assert await store.neighbour_counts("amigo13", 5, [["a", "b"]]) == {}
+        assert await store.neighbour_counts("friday13", 4, [["a", "b", "c", "d"]]) == {}
+        assert await store.neighbour_counts("amigo13", 4, []) == {}
+    finally:
+        await redis.aclose()
