@@ -27,6 +27,7 @@ output.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -277,16 +278,17 @@ def assign_seats(
     full = (1 << size) - 1
     rest = [0.0] * (full + 1)
     first_of = [0] * (full + 1)
+    by_seat = list(zip(*seat_costs, strict=True))
+    sets = _sets(size)
     for mask in range(1, full + 1):
-        seat = size - mask.bit_count()
+        seat, members = sets[mask]
+        row = by_seat[seat]
         least_cost = math.inf
-        for index in range(size):
-            bit = 1 << index
-            if mask & bit:
-                total = seat_costs[index][seat] + rest[mask ^ bit]
-                if total < least_cost:
-                    least_cost = total
-                    first_of[mask] = index
+        for index, others in members:
+            total = row[index] + rest[others]
+            if total < least_cost:
+                least_cost = total
+                first_of[mask] = index
         rest[mask] = least_cost
     seating = []
     mask = full
@@ -298,6 +300,16 @@ def assign_seats(
     return tuple(order[index] for index in seating)
 
 
+@functools.cache
+def _sets(size: int) -> list[tuple[int, list[tuple[int, int]]]]:
+    """For each set of entries (as bits): the first of the last len(set) seats, and each member with
+    the set without it. Worked out once per table size, it saves the DP most of its bit tests."""
+    return [
+        (size - mask.bit_count(), [(index, mask ^ 1 << index) for index in range(size) if mask >> index & 1])
+        for mask in range(1 << size)
+    ]
+
+
 def _pair_costs(order: Sequence[WaitingEntry], neighbours: Neighbours, weight: float) -> list[list[float]] | None:
     """costs[a][b]: what entry b sitting directly after entry a costs; None when no seating costs
     more than another for its neighbours, or when the table is too large for the exact search."""
@@ -306,8 +318,7 @@ def _pair_costs(order: Sequence[WaitingEntry], neighbours: Neighbours, weight: f
     if not neighbours or not 3 <= size <= EXACT_NEIGHBOURS_UP_TO or weight == 0:
         return None
     names = [entry.bot for entry in order]
-    # Counts below zero cannot come from the store; reading them as 0 keeps the excesses sound.
-    counts = [[max(0, neighbours.get((a, b), 0)) for b in names] for a in names]
+    counts = [[neighbours.get((a, b), 0) for b in names] for a in names]
     least = min(counts[a][b] for a in range(size) for b in range(size) if a != b)
     costs = [[weight * float(count - least) ** 2 for count in row] for row in counts]
     for index in range(size):
