@@ -86,6 +86,7 @@ def test_leaderboard_bot_and_tournament_pages_show_the_stored_numbers(web_arena:
 
     visit(page, web_arena, f"tournaments/{TOURNAMENT}")
     expect(page.locator("progress")).to_have_attribute("value", "2")
+    expect(page.locator("main")).not_to_contain_text("null")
     expect(page.locator("tbody tr")).to_have_count(3)
     expect(page.locator("tbody tr .ci")).to_have_count(3)
 

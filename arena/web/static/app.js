@@ -47,8 +47,13 @@ const table = (caption, heads, rows) =>
     h("thead", {}, h("tr", {}, heads.map(([label, cls]) => h("th", { scope: "col", class: cls }, label)))),
     h("tbody", {}, rows)));
 
+function fill(parent, ...nodes) {
+  // replaceChildren would write a left-out part (null) as the text "null".
+  parent.replaceChildren(...nodes.flat(Infinity).filter((node) => node !== null && node !== undefined));
+}
+
 function show(...nodes) {
-  view.replaceChildren(...nodes.flat(Infinity).filter((node) => node !== null && node !== undefined));
+  fill(view, ...nodes);
 }
 
 function say(text) {
@@ -500,7 +505,7 @@ async function tournamentPage(name) {
       "aria-label": `95% interval ${fmt(r.mean_score - (r.ci95 || 0))} to ${fmt(r.mean_score + (r.ci95 || 0))}` },
     h("span", { style: `left:${pct(r.mean_score - (r.ci95 || 0))};right:calc(100% - ${pct(r.mean_score + (r.ci95 || 0))})` }),
     h("i", { style: `left:${pct(r.mean_score)}` })));
-    holder.replaceChildren(
+    fill(holder,
       h("dl", { class: "facts" }, h("dt", {}, "Game"), h("dd", {}, `${t.spec.game} (${t.spec.table_size} per table)`),
         h("dt", {}, "Format"), h("dd", {}, `${t.spec.format}, ${t.spec.rounds} rounds${t.spec.duplicate ? ", duplicate" : ""}${t.spec.rated ? ", rated" : ""}`),
         h("dt", {}, "Created by"), h("dd", {}, t.created_by || "–"),
