@@ -30,6 +30,8 @@ HISTORY_POINTS = 1000
 RECENT_MATCHES = 20
 FRAME_CACHE = 32
 """Replays whose frames are kept: an ended match never changes, and viewers ask for the same ones."""
+TABLE_KEYS = ("standings", "head_to_head", "unsettled")
+"""What the tournament page takes from the live table (its progress comes from the stored matches)."""
 
 
 class NotFoundError(LookupError):
@@ -258,10 +260,14 @@ class WebData:
 
     async def tournament(self, name: str) -> dict[str, Any]:
         """The tournament's spec, progress (done, due, re-running, aborted with reasons, cancelled), whom it
-        waits for, and live standings (mean score with its 95% interval, TrueSkill)."""
+        waits for, live standings (mean score with its 95% interval over deals, TrueSkill), `head_to_head`:
+        every pair of bots in standing order with the first's advantage per deal on the deals both played
+        (positive: first better) and its 95% interval, and `unsettled`: the [upper, lower] neighbours in
+        the standings whose order the deals so far do not establish."""
         view = await tournament_view(self.store, await self._tournament_state(name))
         assert view.table is not None
-        return {**tournament_json(view), "standings": view.table.to_dict()["standings"]}
+        table = view.table.to_dict()
+        return {**tournament_json(view), **{key: table[key] for key in TABLE_KEYS}}
 
     async def _tournament_state(self, name: str) -> TournamentState:
         state = await self.tournaments.get(name)

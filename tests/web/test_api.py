@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import http.client
+import math
+import statistics
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from itertools import combinations, pairwise
 
 import pytest
 
 from arena.games import game_names
+from arena.stats import t_quantile
 from tests.web.conftest import ENTRANTS, TOURNAMENT, WebArena, hold_live_match
 
 
@@ -65,9 +69,37 @@ def test_a_tournament_shows_progress_and_standings_with_intervals(web_arena: Web
     status, shown = web_arena.get(f"/api/tournaments/{TOURNAMENT}")
     assert status == 200 and shown["done"] == shown["total"] == 2 and shown["finished_ms"]
     assert sorted(row["bot"] for row in shown["standings"]) == sorted(ENTRANTS)
-    assert all(row["games"] == 2 and row["ci95"] is not None and row["mu"] for row in shown["standings"])
+    assert all(
+        row["games"] == row["deals"] == 2 and row["ci95"] is not None and row["mu"] for row in shown["standings"]
+    )
     _, listed = web_arena.get("/api/tournaments")
     assert [(t["spec"]["name"], t["done"], t["total"]) for t in listed["tournaments"]] == [(TOURNAMENT, 2, 2)]
+
+
+def test_a_tournament_pairs_every_two_bots_on_the_deals_both_played(web_arena: WebArena) -> None:
+    """Recomputed from the tournament's matches: not duplicate, so every match is a deal of its own."""
+    _, shown = web_arena.get(f"/api/tournaments/{TOURNAMENT}")
+    _, listed = web_arena.get(f"/api/matches?tournament={TOURNAMENT}")
+    deals = [dict(zip(match["seats"], match["scores"], strict=True)) for match in listed["matches"]]
+    placed = [row["bot"] for row in shown["standings"]]
+    mean = {row["bot"]: row["mean_score"] for row in shown["standings"]}
+    assert shown["lower_is_better"]
+    assert [(pair["first"], pair["second"]) for pair in shown["head_to_head"]] == list(combinations(placed, 2))
+    for pair in shown["head_to_head"]:
+        first, second = pair["first"], pair["second"]
+        # Fewer penalty points is better: the first's advantage is what the second scored more.
+        differences = [deal[second] - deal[first] for deal in deals]
+        half_width = t_quantile(0.975, len(deals) - 1) * statistics.stdev(differences) / math.sqrt(len(deals))
+        assert pair["deals"] == len(deals) == 2
+        assert pair["advantage"] == pytest.approx(statistics.fmean(differences), abs=1e-3)
+        assert pair["advantage"] == pytest.approx(mean[second] - mean[first], abs=1e-3)
+        assert pair["advantage"] >= 0
+        assert pair["ci95"] == pytest.approx(half_width, abs=1e-3)
+        assert pair["established"] == (pair["advantage"] > pair["ci95"])
+    established = {(pair["first"], pair["second"]): pair["established"] for pair in shown["head_to_head"]}
+    assert shown["unsettled"] == [
+        [upper, lower] for upper, lower in pairwise(placed) if not established[(upper, lower)]
+    ]
 
 
 @pytest.mark.parametrize(
