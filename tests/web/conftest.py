@@ -35,6 +35,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--no-first-run", "--disable-component-update", "--disable-sync"]  # fmt: skip
 TOURNAMENT = "web-cup"
 ENTRANTS = ["rb1", "builtin:random", "builtin:heuristic"]
+MINUS = "\N{MINUS SIGN}"
+"""How the pages write a negative number that they typeset (a head-to-head advantage), not a hyphen."""
 
 
 @dataclass

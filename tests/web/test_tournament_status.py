@@ -1,9 +1,11 @@
 """The tournament pages tell the truth: a tournament with a match aborted for good, one waiting for a bot
-that is not connected, and a cancelled one, each as the JSON API says, in a real browser."""
+that is not connected, a cancelled one, and two duplicate ones whose head-to-head order is settled and
+not yet settled, each as the JSON API says, in a real browser."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +17,7 @@ from arena.store.work import Delivery
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.server.conftest import Arena, bearer
-from tests.web.conftest import ARTIFACTS, WebArena, arena_in_thread
+from tests.web.conftest import ARTIFACTS, MINUS, WebArena, arena_in_thread
 from tests.web.test_pages import page, visit
 
 __all__ = ["page"]
@@ -32,8 +34,21 @@ def spec(name: str, entrants: list[str], rounds: int = 1) -> api_pb.TournamentSp
     )  # fmt: skip
 
 
+PAIRED = ["builtin:random", "builtin:heuristic"]
+"""Entrants of the duplicate board13 tournaments: the heuristic wins every deal of these seeds against
+random, so its advantage is the same on every deal and a few deals establish it (a match takes ms)."""
+
+
+def paired_spec(name: str, rounds: int, seatings: int) -> api_pb.TournamentSpec:
+    return api_pb.TournamentSpec(
+        name=name, game=pb.GameSpec(game="board13"), entrants=PAIRED, table_size=2, rounds=rounds,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, duplicate=True, seatings=seatings, seed=name,
+    )  # fmt: skip
+
+
 async def populate(arena: Arena) -> None:
-    """lost: its one match fails on the node in every attempt; waiting: for "ghost"; halted: cancelled."""
+    """lost: its one match fails on the node in every attempt; waiting: for "ghost"; halted: cancelled;
+    settled: four duplicate deals, early: one (no interval yet)."""
     work = arena.server.work
     assert work is not None
     play = work._play
@@ -52,9 +67,12 @@ async def populate(arena: Arena) -> None:
         await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=spec(name, entrants, rounds)),
                                          metadata=bearer(owner))  # fmt: skip
     await arena.api.CancelTournament(api_pb.CancelTournamentRequest(name="halted"), metadata=bearer(owner))
-    async for update in arena.api.WatchTournament(api_pb.WatchTournamentRequest(name="lost"), timeout=60):
-        if update.tournament.finished_ms:
-            break
+    for paired in (paired_spec("settled", rounds=4, seatings=2), paired_spec("early", rounds=1, seatings=0)):
+        await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=paired), metadata=bearer(owner))
+    for name in ("lost", "settled", "early"):
+        async for update in arena.api.WatchTournament(api_pb.WatchTournamentRequest(name=name), timeout=60):
+            if update.tournament.finished_ms:
+                break
     while True:
         waiting = (await arena.api.GetTournament(api_pb.GetTournamentRequest(name="waiting"))).tournament
         if list(waiting.waiting_for) == ["ghost"]:
@@ -101,7 +119,8 @@ def test_the_api_tells_aborted_waiting_and_cancelled_tournaments_apart(faulty_ar
     )
     _, listed = faulty_arena.get("/api/tournaments")
     assert {t["spec"]["name"]: t["status_text"] for t in listed["tournaments"]} == {
-        "lost": "finished with 1 aborted", "waiting": "running", "halted": "cancelled",
+        "lost": "finished with 1 aborted", "waiting": "running", "halted": "cancelled", "settled": "finished",
+        "early": "finished",
     }  # fmt: skip
 
 
@@ -134,3 +153,56 @@ def test_the_tournament_pages_show_status_aborted_attempts_with_reasons_and_whom
     expect(page.locator(".status")).to_have_text("cancelled")
     expect(page.locator("dl.facts")).to_contain_text("by olga")
     expect(page.locator("tr[data-match]")).to_have_count(0)
+
+
+def test_the_api_pairs_bots_on_shared_deals_and_names_the_neighbours_not_yet_settled(faulty_arena: WebArena) -> None:
+    settled = tournament(faulty_arena, "settled")
+    assert [row["bot"] for row in settled["standings"]] == ["builtin:heuristic", "builtin:random"]
+    assert [(row["games"], row["deals"]) for row in settled["standings"]] == [(8, 4), (8, 4)]
+    (pair,) = settled["head_to_head"]
+    heuristic, random = (row["mean_score"] for row in settled["standings"])
+    assert (pair["first"], pair["second"], pair["deals"], pair["established"]) == (*reversed(PAIRED), 4, True)
+    # Higher board13 points are better: the advantage is the first's mean minus the second's.
+    assert pair["advantage"] == pytest.approx(heuristic - random, abs=1e-3) and pair["advantage"] > 0
+    assert settled["unsettled"] == []
+    early = tournament(faulty_arena, "early")
+    (pair,) = early["head_to_head"]
+    assert (pair["deals"], pair["ci95"], pair["established"]) == (1, None, False)
+    assert early["unsettled"] == [list(reversed(PAIRED))]
+
+
+def test_the_tournament_page_shows_established_and_unsettled_pairs_and_the_seating(
+    faulty_arena: WebArena, page: Page
+) -> None:
+    pair = tournament(faulty_arena, "settled")["head_to_head"][0]
+    visit(page, faulty_arena, "tournaments/settled")
+    expect(page.locator("dd.seating")).to_have_text("duplicate, seat-fair, 2 seatings per deal")
+    expect(page.locator("#standings thead th")).to_contain_text(["Games", "Deals"])
+    size = f"{pair['advantage']:.2f} ± {pair['ci95']:.2f}"
+    better = page.locator('#head-to-head td[data-row="builtin:heuristic"][data-col="builtin:random"]')
+    worse = page.locator('#head-to-head td[data-row="builtin:random"][data-col="builtin:heuristic"]')
+    expect(better).to_have_text(f"+{size}")
+    expect(better).to_have_class("num h2h-better")
+    expect(better).to_have_attribute(
+        "aria-label",
+        f"builtin:heuristic scores {pair['advantage']:.2f} points better per deal than builtin:random over 4 shared "
+        f"deals (95% interval ±{pair['ci95']:.2f}): established",
+    )
+    expect(worse).to_have_text(f"{MINUS}{size}")
+    expect(worse).to_have_class("num h2h-worse")
+    expect(worse).to_have_attribute("title", re.compile("^builtin:random scores .* worse per deal .*: established$"))
+    expect(page.locator("#head-to-head .order-notes li")).to_have_text(
+        ["Every neighbour's place in the standings is established."]
+    )
+    page.screenshot(path=ARTIFACTS / "tournament-settled.png", full_page=True)
+
+    visit(page, faulty_arena, "tournaments/early")
+    expect(page.locator("dd.seating")).to_have_text("duplicate, seat-fair")
+    cell = page.locator('#head-to-head td[data-row="builtin:heuristic"][data-col="builtin:random"]')
+    expect(cell).to_have_class("num h2h-open")
+    expect(cell).to_have_attribute(
+        "aria-label", re.compile(r"over 1 shared deal \(too few shared deals for an interval\)")
+    )
+    expect(page.locator("#head-to-head .order-notes li")).to_have_text(
+        ["Not yet established: builtin:heuristic above builtin:random (more deals would settle it)"]
+    )

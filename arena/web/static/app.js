@@ -42,8 +42,8 @@ const fmt = (value, digits = 2) => (value === null || value === undefined ? "–
 const when = (ms) => (ms ? new Date(ms).toLocaleString() : "–");
 const botLink = (name) => h("a", { href: `#/bots/${encodeURIComponent(name)}` }, name);
 const matchLink = (id) => h("a", { href: `#/matches/${encodeURIComponent(id)}` }, id);
-const table = (caption, heads, rows) =>
-  h("div", { class: "scroll" }, h("table", {}, h("caption", {}, caption),
+const table = (caption, heads, rows, attrs = {}) =>
+  h("div", { class: "scroll", ...attrs }, h("table", {}, h("caption", {}, caption),
     h("thead", {}, h("tr", {}, heads.map(([label, cls]) => h("th", { scope: "col", class: cls }, label)))),
     h("tbody", {}, rows)));
 
@@ -507,7 +507,8 @@ async function tournamentPage(name) {
     h("i", { style: `left:${pct(r.mean_score)}` })));
     fill(holder,
       h("dl", { class: "facts" }, h("dt", {}, "Game"), h("dd", {}, `${t.spec.game} (${t.spec.table_size} per table)`),
-        h("dt", {}, "Format"), h("dd", {}, `${t.spec.format}, ${t.spec.rounds} rounds${t.spec.duplicate ? ", duplicate" : ""}${t.spec.rated ? ", rated" : ""}`),
+        h("dt", {}, "Format"), h("dd", {}, `${t.spec.format}, ${t.spec.rounds} rounds${t.spec.rated ? ", rated" : ""}`),
+        h("dt", {}, "Seating"), h("dd", { class: "seating" }, seating(t.spec)),
         h("dt", {}, "Created by"), h("dd", {}, t.created_by || "–"),
         h("dt", {}, "Progress"), h("dd", {}, h("progress", { max: t.total, value: t.done, "aria-label": "Matches played" }),
           ` ${t.done} of ${t.total} matches, `, h("span", { class: "status", "data-status": t.status }, t.status_text)),
@@ -516,15 +517,18 @@ async function tournamentPage(name) {
         t.cancelled_ms ? [h("dt", {}, "Cancelled"), h("dd", {}, `${when(t.cancelled_ms)} by ${t.cancelled_by}`)] : null,
         t.waiting_for.length ? [h("dt", {}, "Waiting for"), h("dd", { class: "waiting" },
           t.waiting_for.map((bot, i) => [i ? ", " : "", botLink(bot)]), " (registered, not connected to any node)")] : null),
-      table(`Standings: mean ${t.score_name} (${t.lower_is_better ? "lower" : "higher"} is better) with its 95% confidence interval`,
-        [["#", "num"], ["Bot"], ["Games", "num"], [`Mean ${t.score_name} ± 95%`, "num"], ["Interval", "hide-narrow"], ["Wins", "num"],
-          ["Mean rank", "num"], ["mu ± σ", "num"]],
+      table(`Standings: mean ${t.score_name} (${t.lower_is_better ? "lower" : "higher"} is better) with its 95% confidence interval` +
+        (t.spec.duplicate ? " over per-deal means (the seatings of one deal are not independent)" : ""),
+        [["#", "num"], ["Bot"], ["Games", "num"], t.spec.duplicate ? ["Deals", "num"] : null, [`Mean ${t.score_name} ± 95%`, "num"],
+          ["Interval", "hide-narrow"], ["Wins", "num"], ["Mean rank", "num"], ["mu ± σ", "num"]].filter(Boolean),
         rows.map((r, i) => h("tr", { "data-bot": r.bot }, h("td", { class: "num" }, i + 1), h("td", {}, botLink(r.bot)),
-          h("td", { class: "num" }, r.games),
+          h("td", { class: "num" }, r.games), t.spec.duplicate ? h("td", { class: "num" }, r.deals) : null,
           h("td", { class: "num mean" }, r.mean_score === null ? "–" : `${fmt(r.mean_score)}${r.ci95 === null ? "" : ` ± ${fmt(r.ci95)}`}`),
           h("td", { class: "hide-narrow" }, interval(r)), h("td", { class: "num" }, r.wins),
           h("td", { class: "num" }, fmt(r.mean_rank)),
-          h("td", { class: "num" }, r.mu === undefined || r.mu === null ? "–" : `${fmt(r.mu)} ± ${fmt(r.sigma)}`)))),
+          h("td", { class: "num" }, r.mu === undefined || r.mu === null ? "–" : `${fmt(r.mu)} ± ${fmt(r.sigma)}`))),
+        { id: "standings" }),
+      headToHead(t),
       t.aborted_matches.length ? table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
         [["Match", "num"], ["Attempt"], ["Reason"], ["Then"]],
         t.aborted_matches.map((a) => h("tr", { "data-match": a.match_id }, h("td", { class: "num" }, a.number),
@@ -536,6 +540,56 @@ async function tournamentPage(name) {
   await render();
   show(h("h1", {}, `Tournament ${name}`), holder);
   poll(render, POLL_MS.list);
+}
+
+function seating(spec) {
+  if (!spec.duplicate) return "each deal played once";
+  return `duplicate, seat-fair${spec.seatings > 0 ? `, ${plural(spec.seatings, "seating")} per deal` : ""}`;
+}
+
+function headToHead(t) {
+  // Every pair is listed once, better placed first; the mirror cell reads it from the other side.
+  const bots = t.standings.filter((r) => r.games > 0).map((r) => r.bot);
+  if (bots.length < 2) return null;
+  const pairs = new Map(t.head_to_head.map((p) => [JSON.stringify([p.first, p.second]), p]));
+  const compare = (row, col) => {
+    const pair = pairs.get(JSON.stringify([row, col]));
+    if (pair) return pair;
+    const mirror = pairs.get(JSON.stringify([col, row]));
+    return { ...mirror, advantage: mirror.advantage === null ? null : -mirror.advantage };
+  };
+  const cell = (row, col) => {
+    if (row === col) return h("td", { class: "h2h-self" });
+    const pair = compare(row, col);
+    const adv = pair.advantage;
+    if (adv === null) {
+      const said = `${row} and ${col} have not played a deal together yet`;
+      return h("td", { class: "num h2h-open", "data-state": "open", "data-row": row, "data-col": col, title: said, "aria-label": said }, "–");
+    }
+    const state = !pair.established ? "open" : adv > 0 ? "better" : "worse";
+    const sign = adv > 0 ? "+" : adv < 0 ? "−" : "";
+    const ci = pair.ci95 === null ? "" : ` ± ${fmt(pair.ci95)}`;
+    const spread = pair.ci95 === null ? "too few shared deals for an interval" : `95% interval ±${fmt(pair.ci95)}`;
+    const how = adv === 0 ? `the same ${t.score_name} per deal as`
+      : `${fmt(Math.abs(adv))} ${t.score_name} ${adv < 0 ? "worse" : "better"} per deal than`;
+    const said = `${row} scores ${how} ${col} over ${plural(pair.deals, "shared deal")} (${spread}): ` +
+      (pair.established ? "established" : "not established yet");
+    return h("td", { class: `num h2h-${state}`, "data-state": state, "data-row": row, "data-col": col, title: said, "aria-label": said },
+      `${sign}${fmt(Math.abs(adv))}${ci}`);
+  };
+  const better = t.lower_is_better ? "fewer" : "more";
+  return h("section", { id: "head-to-head", "aria-labelledby": "head-to-head-title" },
+    h("h2", { id: "head-to-head-title" }, "Head to head"),
+    table(`The row bot's advantage over the column bot in ${t.score_name} per deal, on the deals both played, ± its 95% ` +
+      `interval; positive is better (${better} ${t.score_name}). Bold with a bar: established, the interval excludes 0 ` +
+      "(green: the row bot is better, red: worse).",
+    [["", ""], ...bots.map((bot) => [bot, "num"])],
+    bots.map((row) => h("tr", { "data-bot": row }, h("th", { scope: "row" }, row), bots.map((col) => cell(row, col)))),
+    { class: "scroll matrix" }),
+    h("ul", { class: "order-notes" }, t.unsettled.length
+      ? t.unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
+        `Not yet established: ${upper} above ${lower} (more deals would settle it)`))
+      : h("li", {}, "Every neighbour's place in the standings is established.")));
 }
 
 // -- the API -----------------------------------------------------------------------------------
