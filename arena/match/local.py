@@ -12,6 +12,7 @@ from pathlib import Path
 from arena.bots import Bot, make_bot
 from arena.games.base import Game
 from arena.match.runner import MatchResult, MatchRunner
+from arena.match.seating import check_seatings_per_deal, deal_seatings, describe_design, design_size, seat
 from arena.match.seats import BotSeat
 
 
@@ -35,22 +36,31 @@ def rotation(bots: Sequence[str], shift: int) -> tuple[str, ...]:
     return tuple(bots[(seat + shift) % players] for seat in range(players))
 
 
-def schedule(bots: Sequence[str], games: int, *, duplicate: bool) -> Iterator[Pairing]:
+def schedule(bots: Sequence[str], games: int, *, duplicate: bool, seatings: int | None = None) -> Iterator[Pairing]:
     """The series: `games` matches, seats in the order given.
 
-    With `duplicate`, every deal is played once in each rotation of the seats, so that each bot
-    holds every hand; `games` must then be a multiple of the number of seats.
+    With `duplicate`, every deal is played under the seat-fair design (`arena.match.seating`):
+    each bot in each seat, and after each other bot, equally often. `seatings` plays each deal
+    fewer times, taking consecutive slices of the design; `games` must be a multiple of the
+    seatings per deal.
     """
     players = len(bots)
-    if duplicate and games % players:
-        raise ValueError(f"--duplicate plays every deal {players} times: --games must be a multiple of {players}")
-    for number in range(games):
-        if duplicate:
-            deal, shift = divmod(number, players)
-            seats = rotation(bots, shift)
-        else:
-            deal, seats = number, tuple(bots)
-        yield Pairing(number, deal, seats)
+    if not duplicate:
+        if seatings is not None:
+            raise ValueError("--seatings chooses how often --duplicate plays each deal: add --duplicate")
+        for number in range(games):
+            yield Pairing(number, number, tuple(bots))
+        return
+    per_deal = design_size(players) if seatings is None else seatings
+    check_seatings_per_deal(players, per_deal)
+    if games % per_deal:
+        raise ValueError(
+            f"--duplicate plays every deal {per_deal} times ({describe_design(players, per_deal)}): "
+            f"--games must be a multiple of {per_deal}"
+        )
+    for deal in range(games // per_deal):
+        for offset, seating in enumerate(deal_seatings(players, deal, per_deal)):
+            yield Pairing(deal * per_deal + offset, deal, seat(bots, seating))
 
 
 def _builtin(name: str, number: int, game: Game, seat: int) -> Bot:
@@ -65,13 +75,20 @@ async def play_series(
     *,
     replays: Path | None = None,
     on_result: Callable[[MatchResult], None] | None = None,
+    policy: Callable[[str], str] | None = None,
 ) -> list[MatchResult]:
-    """Play the matches in this process, one after another, and return every result."""
+    """Play the matches in this process, one after another, and return every result.
+
+    Seats name built-in bots, or with `policy` entries that it maps to built-in bots (so that two
+    entries can play the same bot under different names).
+    """
     if replays is not None:
         replays.mkdir(parents=True, exist_ok=True)
     results = []
     for pairing in pairings:
-        seats = [BotSeat(name, partial(_builtin, name, pairing.number)) for name in pairing.seats]
+        seats = [
+            BotSeat(name, partial(_builtin, policy(name) if policy else name, pairing.number)) for name in pairing.seats
+        ]
         runner = MatchRunner(game, seats, match_seed(seed, pairing.deal), match_id=f"{seed}-{pairing.number}")
         result = await runner.run()
         if replays is not None:
