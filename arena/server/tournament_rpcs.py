@@ -52,6 +52,7 @@ def spec_from_pb(message: api_pb.TournamentSpec) -> TournamentSpec:
         table_size=message.table_size or 4,
         rounds=message.rounds or 1,
         duplicate=message.duplicate,
+        seatings=message.seatings,
         rated=message.rated,
         seed=message.seed or "1",
         hero=message.hero,
@@ -68,6 +69,7 @@ def spec_to_pb(spec: TournamentSpec) -> api_pb.TournamentSpec:
         table_size=spec.table_size,
         rounds=spec.rounds,
         duplicate=spec.duplicate,
+        seatings=spec.seatings,
         rated=spec.rated,
         seed=spec.seed,
         hero=spec.hero,
@@ -102,7 +104,11 @@ def info_to_pb(view: TournamentView) -> api_pb.TournamentInfo:
         info.standings.add(
             bot=row.bot, games=row.games, mean_score=row.mean_score, ci95=row.ci95, wins=row.wins,
             mean_rank=row.mean_rank, mu=rating.mu if rating else math.nan, sigma=rating.sigma if rating else math.nan,
+            deals=row.deals,
         )  # fmt: skip
+    for pair in table.pairs if table is not None else ():
+        info.head_to_head.add(first=pair.first, second=pair.second, deals=pair.deals, advantage=pair.advantage.mean,
+                              ci95=pair.advantage.half_width, established=pair.established)  # fmt: skip
     return info
 
 

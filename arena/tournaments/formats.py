@@ -3,9 +3,10 @@
 A round's matches come as `arena.match.local.Pairing`s (number, deal, seats), numbered across the
 whole tournament, so `arena.match.local.play_series` can play them in process and the server can
 create them as `spec.match_id(number)` with the seed `arena.match.local.match_seed(spec.seed,
-deal)`. Every table of a round has its own deal; with `duplicate` the table plays that deal once
-in each rotation of its seats, otherwise once in the seat order its format gives, which moves
-bots through the seats from round to round.
+deal)`. Every table of a round has its own deal; with `duplicate` the table plays that deal under
+the seat-fair design (`arena.match.seating`, which makes the format's seat order irrelevant),
+otherwise once in the seat order its format gives, which moves bots through the seats from round
+to round.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 
 from arena.match.local import Pairing, rotation
+from arena.match.seating import deal_seatings, seat
 from arena.ratings import ResultRecord
-from arena.standings import standings
+from arena.standings import Played, standings
 from arena.tournaments.spec import TournamentError, TournamentSpec
 
 Table = tuple[str, ...]
@@ -39,9 +41,19 @@ def plan_round(spec: TournamentSpec, round_number: int, results: Iterable[Result
         tables = swiss_tables(spec, round_number, finished_matches(spec, results))
     first_number = round_number * spec.matches_per_round
     first_deal = round_number * spec.tables_per_round
-    shifts = range(size) if spec.duplicate else [0]
-    seatings = [(deal, rotation(table, shift)) for deal, table in enumerate(tables, first_deal) for shift in shifts]
-    return [Pairing(number, deal, seats) for number, (deal, seats) in enumerate(seatings, first_number)]
+    place = {bot: index for index, bot in enumerate(spec.entrants)}
+
+    def seatings_of(index: int, table: Table) -> list[Table]:
+        if not spec.duplicate:
+            return [table]
+        # The design seats the table's bots in one fixed order, and a table met again next round
+        # takes the next slice of it: with fewer seatings per deal, the slices then add up to the
+        # whole design over the rounds.
+        bots = sorted(table, key=place.__getitem__)
+        return [seat(bots, seating) for seating in deal_seatings(size, round_number + index, spec.seatings_per_deal)]
+
+    plays = [(first_deal + index, seats) for index, table in enumerate(tables) for seats in seatings_of(index, table)]
+    return [Pairing(number, deal, seats) for number, (deal, seats) in enumerate(plays, first_number)]
 
 
 def round_robin_tables(entrants: Sequence[str], size: int, round_number: int = 0) -> list[Table]:
@@ -77,8 +89,9 @@ def swiss_tables(spec: TournamentSpec, round_number: int, finished: Mapping[int,
     for current in range(round_number + 1):
         earlier = [result for number, result in finished.items() if spec.round_of(number) < current]
         table = standings(
-            ((r.seats, r.scores, r.ranks) for r in earlier), lower_is_better=lower_is_better, entrants=spec.entrants
-        )
+            (Played(r.seats, r.scores, r.ranks) for r in earlier), lower_is_better=lower_is_better,
+            entrants=spec.entrants,
+        )  # fmt: skip
         tables, out = standing_tables([row.bot for row in table], spec.table_size, byes)
         byes.update(out)
     return [rotation(table, round_number) for table in tables]

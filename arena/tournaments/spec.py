@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import Game, GameError, make_game
+from arena.match.seating import check_seatings_per_deal, design_size
 
 FORMATS = ("round-robin", "gauntlet", "swiss")
 MAX_MATCHES = 100_000
@@ -32,8 +33,10 @@ class TournamentSpec:
     `hero` with `table_size - 1` others, sliding through the rest of the field; `swiss` seats
     entrants by their current standing, neighbours together. `rounds` is the number of
     repetitions of the whole schedule for round-robin and gauntlet, and the number of rounds for
-    Swiss. With `duplicate` every deal is played once in every seat rotation of its table.
-    `rated` results also change the game's ladder ratings.
+    Swiss. With `duplicate` every deal is played under the seat-fair design of its table
+    (`arena.match.seating`): each bot in every seat and after every other bot equally often;
+    `seatings` (0: the whole design) plays each deal fewer times, consecutive deals taking
+    consecutive slices of the design. `rated` results also change the game's ladder ratings.
     """
 
     name: str
@@ -43,6 +46,7 @@ class TournamentSpec:
     table_size: int = 4
     rounds: int = 1
     duplicate: bool = False
+    seatings: int = 0
     rated: bool = False
     seed: str = "1"
     hero: str = ""
@@ -67,6 +71,15 @@ class TournamentSpec:
             value = getattr(self, number)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise TournamentError(f"{number.replace('_', ' ')} must be a whole number of at least 1, not {value!r}")
+        if not isinstance(self.seatings, int) or isinstance(self.seatings, bool) or self.seatings < 0:
+            raise TournamentError(f"seatings must be a whole number (0: the whole design), not {self.seatings!r}")
+        if self.seatings and not self.duplicate:
+            raise TournamentError("seatings says how often a duplicate tournament plays each deal: set duplicate too")
+        if self.seatings:
+            try:
+                check_seatings_per_deal(self.table_size, self.seatings)
+            except ValueError as problem:
+                raise TournamentError(str(problem)) from None
         if not isinstance(self.seed, str) or not self.seed:
             raise TournamentError("the seed must be non-empty text")
         if not isinstance(self.game, str):
@@ -120,8 +133,15 @@ class TournamentSpec:
         return entrants // size
 
     @property
+    def seatings_per_deal(self) -> int:
+        """How many times each deal is played: 1, or with `duplicate` the design's seatings."""
+        if not self.duplicate:
+            return 1
+        return self.seatings or design_size(self.table_size)
+
+    @property
     def matches_per_round(self) -> int:
-        return self.tables_per_round * (self.table_size if self.duplicate else 1)
+        return self.tables_per_round * self.seatings_per_deal
 
     @property
     def total_matches(self) -> int:
@@ -130,6 +150,11 @@ class TournamentSpec:
     def round_of(self, number: int) -> int:
         """The round (0-based) that match `number` belongs to."""
         return number // self.matches_per_round
+
+    def deal_of(self, number: int) -> int:
+        """The deal match `number` plays: one per table of each round, shared by its seatings."""
+        round_number, offset = divmod(number, self.matches_per_round)
+        return round_number * self.tables_per_round + offset // self.seatings_per_deal
 
     def match_id(self, number: int) -> str:
         """The id of the tournament's match `number`; results name their round through it."""
@@ -163,6 +188,7 @@ class TournamentSpec:
             "table_size": self.table_size,
             "rounds": self.rounds,
             "duplicate": self.duplicate,
+            "seatings": self.seatings,
             "rated": self.rated,
             "seed": self.seed,
             "hero": self.hero,

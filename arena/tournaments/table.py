@@ -1,4 +1,5 @@
-"""A tournament's live table: standings with TrueSkill, and how far the tournament has got."""
+"""A tournament's live table: standings with TrueSkill, paired advantages on shared deals, and how
+far the tournament has got."""
 
 from __future__ import annotations
 
@@ -7,18 +8,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.ratings import Rating, RatingModel, ResultRecord, recompute
-from arena.standings import Standing, standings
+from arena.standings import Pair, Played, Standing, head_to_head, standings, unsettled
 from arena.tournaments.formats import finished_matches
 from arena.tournaments.spec import TournamentSpec
 
 
 @dataclass(frozen=True)
 class TournamentTable:
-    """Standings so far and progress: matches done out of the total."""
+    """Standings so far, every pair's advantage on shared deals, and progress: matches done out of the total."""
 
     spec: TournamentSpec
     rows: tuple[Standing, ...]
     done: int
+    pairs: tuple[Pair, ...] = ()
 
     @property
     def total(self) -> int:
@@ -36,6 +38,8 @@ class TournamentTable:
             "done": self.done,
             "total": self.total,
             "standings": [row.to_dict() for row in self.rows],
+            "head_to_head": [pair.to_dict() for pair in self.pairs],
+            "unsettled": [[pair.first, pair.second] for pair in unsettled(self.rows, self.pairs)],
         }
 
 
@@ -57,10 +61,12 @@ def tournament_table(
     if ratings is None:
         book = recompute(finished.values(), model or RatingModel())
         ratings = {bot: row.rating for bot, row in book.ratings.items()}
+    lower_is_better = spec.build_game().lower_is_better
     rows = standings(
-        ((r.seats, r.scores, r.ranks) for r in finished.values()),
-        lower_is_better=spec.build_game().lower_is_better,
+        (Played(r.seats, r.scores, r.ranks, spec.deal_of(number)) for number, r in sorted(finished.items())),
+        lower_is_better=lower_is_better,
         ratings=ratings,
         entrants=spec.entrants,
     )
-    return TournamentTable(spec, tuple(rows), len(finished))
+    pairs = head_to_head(rows, lower_is_better=lower_is_better)
+    return TournamentTable(spec, tuple(rows), len(finished), tuple(pairs))

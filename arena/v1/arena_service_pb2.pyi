@@ -335,7 +335,7 @@ class TournamentAbortedMatch(_message.Message):
     def __init__(self, number: _Optional[int] = ..., match_id: _Optional[str] = ..., attempt: _Optional[int] = ..., reason: _Optional[str] = ..., rerun_match_id: _Optional[str] = ...) -> None: ...
 
 class TournamentSpec(_message.Message):
-    __slots__ = ("name", "game", "entrants", "format", "table_size", "rounds", "duplicate", "rated", "seed", "hero")
+    __slots__ = ("name", "game", "entrants", "format", "table_size", "rounds", "duplicate", "rated", "seed", "hero", "seatings")
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     ENTRANTS_FIELD_NUMBER: _ClassVar[int]
@@ -346,6 +346,7 @@ class TournamentSpec(_message.Message):
     RATED_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     HERO_FIELD_NUMBER: _ClassVar[int]
+    SEATINGS_FIELD_NUMBER: _ClassVar[int]
     name: str
     game: _messages_pb2.GameSpec
     entrants: _containers.RepeatedScalarFieldContainer[str]
@@ -356,10 +357,11 @@ class TournamentSpec(_message.Message):
     rated: bool
     seed: str
     hero: str
-    def __init__(self, name: _Optional[str] = ..., game: _Optional[_Union[_messages_pb2.GameSpec, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., table_size: _Optional[int] = ..., rounds: _Optional[int] = ..., duplicate: _Optional[bool] = ..., rated: _Optional[bool] = ..., seed: _Optional[str] = ..., hero: _Optional[str] = ...) -> None: ...
+    seatings: int
+    def __init__(self, name: _Optional[str] = ..., game: _Optional[_Union[_messages_pb2.GameSpec, _Mapping]] = ..., entrants: _Optional[_Iterable[str]] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., table_size: _Optional[int] = ..., rounds: _Optional[int] = ..., duplicate: _Optional[bool] = ..., rated: _Optional[bool] = ..., seed: _Optional[str] = ..., hero: _Optional[str] = ..., seatings: _Optional[int] = ...) -> None: ...
 
 class TournamentStanding(_message.Message):
-    __slots__ = ("bot", "games", "mean_score", "ci95", "wins", "mean_rank", "mu", "sigma")
+    __slots__ = ("bot", "games", "mean_score", "ci95", "wins", "mean_rank", "mu", "sigma", "deals")
     BOT_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MEAN_SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -368,6 +370,7 @@ class TournamentStanding(_message.Message):
     MEAN_RANK_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
+    DEALS_FIELD_NUMBER: _ClassVar[int]
     bot: str
     games: int
     mean_score: float
@@ -376,10 +379,27 @@ class TournamentStanding(_message.Message):
     mean_rank: float
     mu: float
     sigma: float
-    def __init__(self, bot: _Optional[str] = ..., games: _Optional[int] = ..., mean_score: _Optional[float] = ..., ci95: _Optional[float] = ..., wins: _Optional[int] = ..., mean_rank: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ...) -> None: ...
+    deals: int
+    def __init__(self, bot: _Optional[str] = ..., games: _Optional[int] = ..., mean_score: _Optional[float] = ..., ci95: _Optional[float] = ..., wins: _Optional[int] = ..., mean_rank: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., deals: _Optional[int] = ...) -> None: ...
+
+class HeadToHead(_message.Message):
+    __slots__ = ("first", "second", "deals", "advantage", "ci95", "established")
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    SECOND_FIELD_NUMBER: _ClassVar[int]
+    DEALS_FIELD_NUMBER: _ClassVar[int]
+    ADVANTAGE_FIELD_NUMBER: _ClassVar[int]
+    CI95_FIELD_NUMBER: _ClassVar[int]
+    ESTABLISHED_FIELD_NUMBER: _ClassVar[int]
+    first: str
+    second: str
+    deals: int
+    advantage: float
+    ci95: float
+    established: bool
+    def __init__(self, first: _Optional[str] = ..., second: _Optional[str] = ..., deals: _Optional[int] = ..., advantage: _Optional[float] = ..., ci95: _Optional[float] = ..., established: _Optional[bool] = ...) -> None: ...
 
 class TournamentInfo(_message.Message):
-    __slots__ = ("spec", "done", "total", "finished_ms", "created_ms", "created_by", "standings", "score_name", "status", "due", "rerunning", "aborted", "cancelled", "aborted_matches", "waiting_for", "cancelled_ms", "cancelled_by")
+    __slots__ = ("spec", "done", "total", "finished_ms", "created_ms", "created_by", "standings", "score_name", "status", "due", "rerunning", "aborted", "cancelled", "aborted_matches", "waiting_for", "cancelled_ms", "cancelled_by", "head_to_head")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     DONE_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
@@ -397,6 +417,7 @@ class TournamentInfo(_message.Message):
     WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
     CANCELLED_MS_FIELD_NUMBER: _ClassVar[int]
     CANCELLED_BY_FIELD_NUMBER: _ClassVar[int]
+    HEAD_TO_HEAD_FIELD_NUMBER: _ClassVar[int]
     spec: TournamentSpec
     done: int
     total: int
@@ -414,7 +435,8 @@ class TournamentInfo(_message.Message):
     waiting_for: _containers.RepeatedScalarFieldContainer[str]
     cancelled_ms: int
     cancelled_by: str
-    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., finished_ms: _Optional[int] = ..., created_ms: _Optional[int] = ..., created_by: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[TournamentStanding, _Mapping]]] = ..., score_name: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., due: _Optional[int] = ..., rerunning: _Optional[int] = ..., aborted: _Optional[int] = ..., cancelled: _Optional[int] = ..., aborted_matches: _Optional[_Iterable[_Union[TournamentAbortedMatch, _Mapping]]] = ..., waiting_for: _Optional[_Iterable[str]] = ..., cancelled_ms: _Optional[int] = ..., cancelled_by: _Optional[str] = ...) -> None: ...
+    head_to_head: _containers.RepeatedCompositeFieldContainer[HeadToHead]
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., finished_ms: _Optional[int] = ..., created_ms: _Optional[int] = ..., created_by: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[TournamentStanding, _Mapping]]] = ..., score_name: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., due: _Optional[int] = ..., rerunning: _Optional[int] = ..., aborted: _Optional[int] = ..., cancelled: _Optional[int] = ..., aborted_matches: _Optional[_Iterable[_Union[TournamentAbortedMatch, _Mapping]]] = ..., waiting_for: _Optional[_Iterable[str]] = ..., cancelled_ms: _Optional[int] = ..., cancelled_by: _Optional[str] = ..., head_to_head: _Optional[_Iterable[_Union[HeadToHead, _Mapping]]] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("spec",)

@@ -100,7 +100,9 @@ def create_app(source: WebData) -> FastAPI:
     @app.get("/api/tournaments/{name}", tags=["tournaments"])
     async def tournament(name: str) -> dict[str, Any]:
         """A tournament's spec, progress (as in the list) and live standings: mean score with its 95%
-        interval, wins, mean rank and TrueSkill mu and sigma."""
+        interval over deals, deals, wins, mean rank and TrueSkill mu and sigma; `head_to_head`: every
+        pair in standing order with the first's advantage per shared deal, its 95% interval and whether
+        it is established; `unsettled`: neighbours in the standings whose order is not yet established."""
         return await source.tournament(name)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -1,4 +1,4 @@
-"""Tournament formats: counts, who meets whom, duplicate rotations, seeds, Swiss by standing."""
+"""Tournament formats: counts, who meets whom, seat-fair duplicate, seeds, Swiss by standing."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from arena.match.local import match_seed
+from arena.match.seating import follow_counts
 from arena.ratings import ResultRecord
 from arena.tournaments import TournamentError, TournamentSpec, plan_round, standing_tables
 
@@ -61,17 +62,33 @@ def test_two_player_gauntlet_is_the_hero_against_each_field_bot() -> None:
 
 
 @pytest.mark.parametrize("fmt", ["round-robin", "gauntlet", "swiss"])
-def test_duplicate_gives_every_bot_every_seat_of_each_deal(fmt: str) -> None:
+def test_duplicate_plays_each_deal_in_every_order_of_its_table(fmt: str) -> None:
     tournament = spec(format=fmt, duplicate=True, hero="bot0" if fmt == "gauntlet" else "", entrants=BOTS[:8])
     matches = every_match(tournament)
     by_deal: dict[int, list[tuple[str, ...]]] = {}
-    for _, deal, seats in matches:
+    for number, deal, seats in matches:
+        assert tournament.deal_of(number) == deal
         by_deal.setdefault(deal, []).append(seats)
-    assert len(matches) == tournament.total_matches == 4 * len(by_deal)
+    assert len(matches) == tournament.total_matches == 24 * len(by_deal)
     for seatings in by_deal.values():
-        assert len(seatings) == 4
-        for seat in range(4):
-            assert {seats[seat] for seats in seatings} == set(seatings[0])
+        # Four players: all 24 orders, so each bot holds each seat and follows each other bot equally.
+        assert len(set(seatings)) == 24 and {frozenset(seats) for seats in seatings} == {frozenset(seatings[0])}
+        assert set(follow_counts(seatings).values()) == {8}
+
+
+def test_fewer_seatings_per_deal_keep_seats_balanced_and_neighbours_over_the_deals() -> None:
+    tournament = spec(entrants=BOTS[:4], duplicate=True, seatings=8, rounds=3)
+    matches = every_match(tournament)
+    assert len(matches) == tournament.total_matches == 24
+    for deal in range(3):
+        seatings = [seats for _, d, seats in matches if d == deal]
+        assert len(seatings) == 8
+        assert set(Counter((bot, s) for seats in seatings for s, bot in enumerate(seats)).values()) == {2}
+    assert set(follow_counts([seats for _, _, seats in matches]).values()) == {8}
+    with pytest.raises(TournamentError, match="with 4 players choose one of 4, 8, 12"):
+        spec(duplicate=True, seatings=6)
+    with pytest.raises(TournamentError, match="set duplicate too"):
+        spec(seatings=8)
 
 
 def test_matches_are_the_same_every_time_and_seeds_come_from_the_deal() -> None:

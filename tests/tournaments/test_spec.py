@@ -58,6 +58,7 @@ def test_spec_round_trips_through_json() -> None:
             "hero": "c",
             "rounds": 3,
             "duplicate": True,
+            "seatings": 8,
             "rated": True,
             "params": {"edition": "de"},
         }
@@ -65,7 +66,8 @@ def test_spec_round_trips_through_json() -> None:
     again = TournamentSpec.from_dict(json.loads(json.dumps(spec.to_dict())))
     assert again == spec
     assert again.build_game().params() == {"players": 4, "edition": "de"}
-    assert spec.total_matches == 3 * 4 * 4
+    # 3 rounds of 4 tables (one per field bot), each deal played in 8 of the 24 orders of 4 bots.
+    assert spec.total_matches == 3 * 4 * 8
 
 
 def test_totals_per_format() -> None:
@@ -73,4 +75,4 @@ def test_totals_per_format() -> None:
     assert base.total_matches == 5
     swiss = TournamentSpec.from_dict({**GOOD, "format": "swiss", "rounds": 4, "duplicate": True})
     assert swiss.tables_per_round == 1
-    assert swiss.total_matches == 4 * 4
+    assert swiss.total_matches == 4 * 24
