@@ -20,7 +20,8 @@ from arena.client import register as register_client_commands
 from arena.games import GameError, make_game
 from arena.match.local import play_series, schedule
 from arena.match.runner import MatchResult
-from arena.standings import Standing, standings
+from arena.match.seating import describe_design
+from arena.standings import Pair, Played, Standing, head_to_head, standings, unsettled
 
 console = Console()
 
@@ -52,13 +53,24 @@ def game_params(players: int | None, edition: str | None, scenario: str | None) 
 
 @app.command()
 @click.argument("game_name", metavar="GAME")
-@click.option("--bots", required=True, help="Comma-separated built-in bots in seat order, e.g. mc,heuristic,random.")
+@click.option(
+    "--bots", required=True,
+    help="Comma-separated built-in bots in seat order, e.g. mc,heuristic,random; NAME=BOT names a copy, "
+    "e.g. h1=heuristic,h2=heuristic.",
+)  # fmt: skip
 @click.option("--players", type=int, help="Number of players; defaults to the number of bots.")
 @click.option("--edition", help="friday13 edition: en (50 cards, the default) or de (53 cards).")
 @click.option("--scenario", help="board13 scenario: a shipped name or a TOML file.")
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Number of matches.")
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
-@click.option("--duplicate", is_flag=True, help="Play every deal in every seat rotation.")
+@click.option(
+    "--duplicate", is_flag=True,
+    help="Play every deal under the seat-fair design: each bot in every seat and after every other bot equally often.",
+)  # fmt: skip
+@click.option(
+    "--seatings", type=click.IntRange(min=1),
+    help="With --duplicate: seatings per deal, a multiple of the players (default: the whole design, 24 for 4).",
+)  # fmt: skip
 @click.option(
     "--replays", type=click.Path(file_okay=False, path_type=Path), help="Write one replay JSON file per match here."
 )
@@ -72,6 +84,7 @@ def play(
     games: int,
     seed: str,
     duplicate: bool,
+    seatings: int | None,
     replays: Path | None,
     as_json: bool,
 ) -> None:
@@ -79,17 +92,23 @@ def play(
 
     GAME is friday13, amigo13 or board13.
     """
-    names = [name.strip() for name in bots.split(",") if name.strip()]
-    for name in names:
-        if name not in BOTS:
-            raise UnknownBot(f"unknown bot {name!r}; built-in bots are: {', '.join(BOTS)}")
+    entries = [entry.strip() for entry in bots.split(",") if entry.strip()]
+    policies = dict(entry.partition("=")[::2] if "=" in entry else (entry, entry) for entry in entries)
+    names = [entry.partition("=")[0] for entry in entries]
+    for name, bot in policies.items():
+        if bot not in BOTS:
+            raise UnknownBot(f"unknown bot {bot!r}; built-in bots are: {', '.join(BOTS)}")
+        if "=" in bot or not name:
+            fail(f"--bots entry {name}={bot} must be BOT or NAME=BOT, e.g. h1=heuristic")
+    if any(entry.partition("=")[0] in names[:k] and "=" in entry for k, entry in enumerate(entries)):
+        fail("--bots gives one NAME to two seats; name each copy differently, e.g. h1=heuristic,h2=heuristic")
     if players is None:
         players = len(names)
     game = make_game(game_name, **game_params(players, edition, scenario))
     if len(names) != game.players:
         fail(f"--bots names {len(names)} bots but {game.name} is set for {game.players} players")
     try:
-        pairings = list(schedule(names, games, duplicate=duplicate))
+        pairings = list(schedule(names, games, duplicate=duplicate, seatings=seatings))
     except ValueError as problem:
         fail(str(problem))
 
@@ -101,16 +120,123 @@ def play(
         ) as progress:  # fmt: skip
             task = progress.add_task(game.name, total=games)
             results = asyncio.run(
-                play_series(game, pairings, seed, replays=replays, on_result=lambda _: progress.advance(task))
+                play_series(game, pairings, seed, replays=replays, on_result=lambda _: progress.advance(task),
+                            policy=policies.__getitem__)
             )  # fmt: skip
     else:
-        results = asyncio.run(play_series(game, pairings, seed, replays=replays))
+        results = asyncio.run(play_series(game, pairings, seed, replays=replays, policy=policies.__getitem__))
     elapsed = time.perf_counter() - started
-    table = standings(((r.seats, r.scores, r.ranks) for r in results), lower_is_better=game.lower_is_better)
+    played = (Played(r.seats, r.scores, r.ranks, p.deal) for r, p in zip(results, pairings, strict=True))
+    table = standings(played, lower_is_better=game.lower_is_better)
+    pairs = head_to_head(table, lower_is_better=game.lower_is_better)
+    seating = describe_design(len(names), seatings) if duplicate else "the seats in the order given, every match"
     if as_json:
-        print(json.dumps(standings_json(game.name, game.params(), results, table, elapsed), indent=2))
+        report = standings_json(game.name, game.params(), results, table, elapsed)
+        print(json.dumps({**report, "seating": seating, **pairs_json(table, pairs)}, indent=2))
     else:
         print_standings(game.name, game.score_name, table, len(results), elapsed)
+        console.print(f"seating: {seating}" + ("" if duplicate else " (--duplicate seats the bots fairly)"))
+        print_head_to_head([row.to_dict() for row in table], [pair.to_dict() for pair in pairs], game.score_name)
+
+
+@app.command("test")
+@click.argument("bot_a", metavar="A")
+@click.argument("bot_b", metavar="B")
+@click.option("--game", "game_name", required=True, help="friday13, amigo13 or board13.")
+@click.option("--players", type=int, help="Players per match (default: the game's); seats beyond A and B hold --field.")
+@click.option(
+    "--field", "field_bot", default="heuristic", show_default=True, help="The built-in bot in the other seats."
+)
+@click.option("--margin", type=float, help="H1: A scores this much better per match than B (default 1, if no Elo).")
+@click.option("--elo0", type=float, help="H0 as an Elo difference A - B (instead of --margin).")
+@click.option("--elo1", type=float, help="H1 as an Elo difference A - B.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="The chance of accepting H1 when H0 holds.")  # fmt: skip
+@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="The chance of accepting H0 when H1 holds.")  # fmt: skip
+@click.option(
+    "--max-deals", type=click.IntRange(min=1), default=2000, show_default=True, help="Stop undecided after this."
+)
+@click.option("--seatings", type=click.IntRange(min=1), help="Seatings per deal (default: the whole seat-fair design).")
+@click.option("--seed", default="abtest", show_default=True, help="Seed text; the same seed gives the same deals.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+def ab_test(
+    bot_a: str, bot_b: str, game_name: str, players: int | None, field_bot: str, margin: float | None,
+    elo0: float | None, elo1: float | None, alpha: float, beta: float, max_deals: int, seatings: int | None,
+    seed: str, as_json: bool,
+) -> None:  # fmt: skip
+    """A/B test: does built-in bot A beat B? Plays seat-fair deals until a sequential test decides.
+
+    Exits 0 when H1 is accepted (A is better by the margin), 1 when H0 is, 3 when --max-deals ran
+    out first.
+    """
+    from arena.match.abtest import ABTest, Hypotheses, play_deals
+    from arena.match.seating import check_seatings_per_deal
+
+    for name in (bot_a, bot_b, field_bot):
+        if name not in BOTS:
+            raise UnknownBot(f"unknown bot {name!r}; built-in bots are: {', '.join(BOTS)}")
+    game = make_game(game_name, **game_params(players, None, None))
+    try:
+        if seatings is not None:
+            check_seatings_per_deal(game.players, seatings)
+        if margin is None and elo0 is None and elo1 is None:
+            margin = 1.0
+        hypotheses = Hypotheses(margin, elo0, elo1)
+    except ValueError as problem:
+        fail(str(problem))
+    test = ABTest(game, bot_a, bot_b, hypotheses, field_bot, alpha, beta, seatings, seed)
+    live = sys.stderr.isatty() and not as_json
+    if not as_json:
+        console.print(f"{game.name}, {game.players} players: A = {bot_a}, B = {bot_b}"
+                      + (f", field {field_bot}" if game.players > 2 else ""))  # fmt: skip
+        console.print(f"{hypotheses.describe(game.score_name)}; alpha {alpha:g}, beta {beta:g}; "
+                      f"{test.per_deal} seatings per deal")  # fmt: skip
+
+    def progress(running: ABTest) -> None:
+        line = sprt_line(running)
+        if live:
+            print(f"\r{line}\033[K", end="", file=sys.stderr, flush=True)
+        elif not as_json and running.sprt.n % 10 == 0:
+            print(line, file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    asyncio.run(play_deals(test, max_deals, progress))
+    elapsed = time.perf_counter() - started
+    if live:
+        print(file=sys.stderr)
+    verdict = test.sprt.verdict
+    if as_json:
+        print(json.dumps({
+            "game": game.name, "players": game.players, "a": bot_a, "b": bot_b, "field": field_bot,
+            "seatings_per_deal": test.per_deal, "matches": test.sprt.n * test.per_deal, "seconds": round(elapsed, 3),
+            "hypotheses": {"margin": margin, "elo0": elo0, "elo1": elo1}, **test.sprt.to_dict(),
+        }, indent=2))  # fmt: skip
+    else:
+        console.print(sprt_line(test))
+        console.print(verdict_text(test, max_deals))
+    raise click.exceptions.Exit(0 if verdict == "H1" else 1 if verdict == "H0" else 3)
+
+
+def sprt_line(test: Any) -> str:
+    """The progress line: LLR within its bounds, deals and matches, A's running advantage."""
+    sprt = test.sprt
+    unit = "share vs B" if test.hypotheses.by_elo else f"{test.game.score_name}/match"
+    interval = sprt.interval
+    shown = "-" if sprt.n == 0 else f"{interval.mean:+.3f}" + (
+        "" if interval.half_width != interval.half_width else f" ± {interval.half_width:.3f}"
+    )  # fmt: skip
+    return (f"LLR {sprt.llr:+.2f} ({sprt.lower:+.2f}, {sprt.upper:+.2f}) · {sprt.n} deals, "
+            f"{sprt.n * test.per_deal} matches · A's advantage {shown} {unit}")  # fmt: skip
+
+
+def verdict_text(test: Any, max_deals: int) -> str:
+    verdict = test.sprt.verdict
+    if verdict == "H1":
+        return f"H1 accepted: A ({test.a}) is better than B ({test.b}) by the margin tested"
+    if verdict == "H0":
+        return f"H0 accepted: A ({test.a}) is not better than B ({test.b}) by the margin tested"
+    return f"no verdict after {max_deals} deals (--max-deals): the difference lies between H0 and H1"
 
 
 @app.command()
@@ -148,6 +274,51 @@ def standings_json(
         "seconds": round(elapsed, 3),
         "standings": [row.to_dict() for row in table],
     }
+
+
+def pairs_json(table: list[Standing], pairs: list[Pair]) -> dict[str, Any]:
+    return {
+        "head_to_head": [pair.to_dict() for pair in pairs],
+        "unsettled": [[pair.first, pair.second] for pair in unsettled(table, pairs)],
+    }
+
+
+def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], score_name: str) -> None:
+    """The head-to-head matrix: the row bot's advantage per deal over the column bot on the deals
+    both played, with its 95% interval; then the neighbours in the standings whose order is open."""
+    bots = [row["bot"] for row in rows if row["games"]]
+    if len(bots) < 2:
+        return
+    by_bots: dict[tuple[str, str], dict[str, Any]] = {}
+    for pair in pairs:
+        by_bots[(pair["first"], pair["second"])] = pair
+        flipped = None if pair["advantage"] is None else -pair["advantage"]
+        by_bots[(pair["second"], pair["first"])] = {**pair, "advantage": flipped}
+    view = Table(title=f"head to head: the row's advantage in {score_name} per deal, on the deals both played")
+    view.add_column("")
+    for bot in bots:
+        view.add_column(bot, justify="right")
+    for first in bots:
+        cells = [first]
+        for second in bots:
+            cell = by_bots.get((first, second))
+            if first == second or cell is None or cell["advantage"] is None:
+                cells.append("")
+                continue
+            ci = "" if cell["ci95"] is None else f" ± {cell['ci95']:.2f}"
+            style = ("green" if cell["advantage"] > 0 else "red") if cell["established"] else "dim"
+            cells.append(f"[{style}]{cell['advantage']:+.2f}{ci}[/]")
+        view.add_row(*cells)
+    console.print(view)
+    order = {bot: place for place, bot in enumerate(bots)}
+    for pair in pairs:
+        upper, lower = pair["first"], pair["second"]
+        if upper in order and lower in order and order[lower] == order[upper] + 1 and not pair["established"]:
+            shown = "no shared deals" if pair["advantage"] is None else (
+                f"{pair['advantage']:+.2f}" + ("" if pair["ci95"] is None else f" ± {pair['ci95']:.2f}")
+                + f" over {pair['deals']} deals"
+            )  # fmt: skip
+            console.print(f"not yet established: {upper} above {lower} ({shown}); more deals would settle it")
 
 
 def standings_view(title: str, score_name: str) -> Table:
@@ -323,7 +494,14 @@ SERVER_OPTION = click.option(
 @click.option(
     "--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Repetitions, or Swiss rounds."
 )
-@click.option("--duplicate", is_flag=True, help="Play every deal in every seat rotation.")
+@click.option(
+    "--duplicate", is_flag=True,
+    help="Play every deal under the seat-fair design: each bot in every seat and after every other bot equally often.",
+)  # fmt: skip
+@click.option(
+    "--seatings", type=click.IntRange(min=0), default=0,
+    help="With --duplicate: seatings per deal, a multiple of the table size (default: the whole design).",
+)  # fmt: skip
 @click.option("--rated", is_flag=True, help="Results also change the ladder ratings.")
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option("--hero", default="", help="The gauntlet's hero (one of the entrants).")
@@ -333,7 +511,7 @@ SERVER_OPTION = click.option(
               help="An admin or owner token (env ARENA_TOKEN or ARENA_ADMIN_TOKEN).")  # fmt: skip
 def tournament_create(
     name: str, game_name: str, format_name: str, entrants: str, table_size: int, rounds: int, duplicate: bool,
-    rated: bool, seed: str, hero: str, edition: str, server: str, token: str,
+    seatings: int, rated: bool, seed: str, hero: str, edition: str, server: str, token: str,
 ) -> None:  # fmt: skip
     """Create tournament NAME and queue its matches; prints how many."""
     from arena.server.tournament_rpcs import FORMATS_PB
@@ -343,7 +521,7 @@ def tournament_create(
     spec = api_pb.TournamentSpec(
         name=name, game=pb.GameSpec(game=game_name, edition=edition), format=FORMATS_PB[format_name],
         entrants=[entrant.strip() for entrant in entrants.split(",") if entrant.strip()], table_size=table_size,
-        rounds=rounds, duplicate=duplicate, rated=rated, seed=seed, hero=hero,
+        rounds=rounds, duplicate=duplicate, seatings=seatings, rated=rated, seed=seed, hero=hero,
     )  # fmt: skip
     response = api_call(server, "CreateTournament", api_pb.CreateTournamentRequest(spec=spec), token)
     print(f"tournament {name}: {response.tournament.total} matches queued")
@@ -473,6 +651,7 @@ def info_dict(info: Any) -> dict[str, Any]:
         "table_size": spec.table_size,
         "rounds": spec.rounds,
         "duplicate": spec.duplicate,
+        "seatings": spec.seatings,
         "rated": spec.rated,
         "seed": spec.seed,
         "status": status,
@@ -493,6 +672,7 @@ def info_dict(info: Any) -> dict[str, Any]:
             {
                 "bot": row.bot,
                 "games": row.games,
+                "deals": row.deals,
                 "mean_score": number(row.mean_score),
                 "ci95": number(row.ci95),
                 "wins": row.wins,
@@ -501,6 +681,17 @@ def info_dict(info: Any) -> dict[str, Any]:
                 "sigma": number(row.sigma),
             }
             for row in info.standings
+        ],
+        "head_to_head": [
+            {
+                "first": pair.first,
+                "second": pair.second,
+                "deals": pair.deals,
+                "advantage": number(pair.advantage),
+                "ci95": number(pair.ci95),
+                "established": pair.established,
+            }
+            for pair in info.head_to_head
         ],
     }
 
@@ -624,6 +815,7 @@ def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None
         skill = f"{row['mu']:.1f} ± {row['sigma']:.1f}" if row.get("mu") is not None else "-"
         view.add_row(str(place), row["bot"], str(row["games"]), score, str(row["wins"]), rank, skill)
     console.print(view)
+    print_head_to_head(table["standings"], table.get("head_to_head", []), score_name)
 
 
 register_client_commands(app, match)

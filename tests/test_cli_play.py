@@ -20,25 +20,51 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_play_prints_standings_as_json_and_writes_replays_that_verify(tmp_path: Path) -> None:
     done = arena(
-        "play", "friday13", "--bots", "heuristic,random,random", "--games", "6", "--duplicate",
+        "play", "friday13", "--bots", "heuristic,random,random", "--games", "12", "--duplicate",
         "--seed", "cli", "--replays", str(tmp_path), "--json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["matches"] == 6
+    assert report["matches"] == 12
+    assert report["seating"].startswith("all 6 orders of 3 bots")
     rows = {row["bot"]: row for row in report["standings"]}
-    assert rows["heuristic"]["games"] == 6
-    assert rows["random"]["games"] == 12
-    assert set(rows["random"]) == {"bot", "games", "mean_score", "ci95", "wins", "mean_rank"}
+    assert rows["heuristic"]["games"] == 12 and rows["heuristic"]["deals"] == 2
+    assert rows["random"]["games"] == 24
+    assert set(rows["random"]) == {"bot", "games", "deals", "mean_score", "ci95", "wins", "mean_rank"}
+    (pair,) = report["head_to_head"]
+    assert {pair["first"], pair["second"]} == {"heuristic", "random"} and pair["deals"] == 2
     files = sorted(tmp_path.glob("*.json"))
-    assert len(files) == 6
+    assert len(files) == 12
     game = make_game("friday13", players=3)
     records = [json.loads(path.read_text()) for path in files]
     for record in records:
         game.replay(record)
-    assert len({record["seed"] for record in records}) == 2, "six duplicate matches play two deals"
+    assert len({record["seed"] for record in records}) == 2, "twelve duplicate matches play two deals"
     heuristic_seats = {record["seats"].index("heuristic") for record in records}
     assert heuristic_seats == {0, 1, 2}
+
+
+def test_named_copies_of_one_bot_get_rows_and_a_head_to_head_of_their_own() -> None:
+    done = arena(
+        "play", "friday13", "--bots", "h1=heuristic,h2=heuristic,h3=heuristic", "--games", "12", "--duplicate", "--json"
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert {row["bot"] for row in report["standings"]} == {"h1", "h2", "h3"}
+    assert len(report["head_to_head"]) == 3
+    for pair in report["head_to_head"]:
+        # A deterministic policy against itself under every order of the table: equal on every deal,
+        # so no order among the copies is established.
+        assert pair["advantage"] == 0 and pair["deals"] == 2 and not pair["established"]
+    assert len(report["unsettled"]) == 2
+
+
+def test_the_table_for_people_shows_the_head_to_head_and_what_is_not_yet_established() -> None:
+    done = arena("play", "friday13", "--bots", "h1=heuristic,h2=heuristic,random", "--games", "12", "--duplicate")
+    assert done.returncode == 0, done.stderr
+    assert "head to head" in done.stdout
+    assert "not yet established: h1 above h2" in done.stdout or "not yet established: h2 above h1" in done.stdout
+    assert "seating: all 6 orders of 3 bots" in done.stdout
 
 
 def test_play_is_repeatable_for_a_seed() -> None:
@@ -70,7 +96,14 @@ def test_play_prints_a_table_for_people() -> None:
             ["play", "amigo13", "--bots", "random,random,random", "--edition", "de"],
             "amigo13 has no parameter 'edition'",
         ),
-        (["play", "friday13", "--bots", "random,random,random", "--games", "4", "--duplicate"], "multiple of 3"),
+        (["play", "friday13", "--bots", "random,random,random", "--games", "4", "--duplicate"], "multiple of 6"),
+        (
+            ["play", "friday13", "--bots", "random,random,random", "--duplicate", "--seatings", "4"],
+            "with 3 players choose one of 3, 6",
+        ),
+        (["play", "friday13", "--bots", "random,random,random", "--seatings", "3"], "add --duplicate"),
+        (["play", "friday13", "--bots", "h=random,h=heuristic,random"], "gives one NAME to two seats"),
+        (["play", "friday13", "--bots", "h=deep-blue,random,random"], "unknown bot 'deep-blue'"),
         (["play", "friday13", "--bots", "random,random,random", "--games", "zero"], "--games"),
         (["play", "friday13"], "--bots"),
     ],
