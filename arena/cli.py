@@ -145,7 +145,7 @@ def play(
 @click.option("--game", "game_name", required=True, help="friday13, amigo13 or board13.")
 @click.option("--players", type=int, help="Players per match (default: the game's); seats beyond A and B hold --field.")
 @click.option(
-    "--field", "field_bot", default="heuristic", show_default=True, help="The built-in bot in the other seats."
+    "--field", "field_bot", help="The bot in the other seats (default: heuristic; builtin:heuristic with --server)."
 )
 @click.option("--margin", type=float, help="H1: A scores this much better per match than B (default 1, if no Elo).")
 @click.option("--elo0", type=float, help="H0 as an Elo difference A - B (instead of --margin).")
@@ -160,22 +160,35 @@ def play(
 @click.option("--seatings", type=click.IntRange(min=1), help="Seatings per deal (default: the whole seat-fair design).")
 @click.option("--seed", default="abtest", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@click.option("--server", help="HOST:PORT of an arena: play there, A and B naming its bots (or builtin:BOT).")
+@click.option("--token", envvar="ARENA_ADMIN_TOKEN", help="With --server: the admin token (env ARENA_ADMIN_TOKEN).")
+@click.option("--parallel", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="With --server: matches of a deal played at once.")  # fmt: skip
 def ab_test(
     bot_a: str, bot_b: str, game_name: str, players: int | None, field_bot: str, margin: float | None,
     elo0: float | None, elo1: float | None, alpha: float, beta: float, max_deals: int, seatings: int | None,
-    seed: str, as_json: bool,
+    seed: str, as_json: bool, server: str | None, token: str | None, parallel: int,
 ) -> None:  # fmt: skip
-    """A/B test: does built-in bot A beat B? Plays seat-fair deals until a sequential test decides.
+    """A/B test: does bot A beat B? Plays seat-fair deals until a sequential test decides.
 
-    Exits 0 when H1 is accepted (A is better by the margin), 1 when H0 is, 3 when --max-deals ran
-    out first.
+    Locally A, B and the field are built-in bots; with --server they are the arena's bots
+    (registered and connected, or builtin:random|heuristic|mc) and the admin token creates the
+    matches. Exits 0 when H1 is accepted (A is better by the margin), 1 when H0 is, 3 when
+    --max-deals ran out first.
     """
-    from arena.match.abtest import ABTest, Hypotheses, play_deals
+    from arena.match.abtest import ABTest, Hypotheses, ServerProblem, play_deals
     from arena.match.seating import check_seatings_per_deal
 
-    for name in (bot_a, bot_b, field_bot):
-        if name not in BOTS:
-            raise UnknownBot(f"unknown bot {name!r}; built-in bots are: {', '.join(BOTS)}")
+    if field_bot is None:
+        field_bot = "builtin:heuristic" if server else "heuristic"
+    if server is None:
+        for name in (bot_a, bot_b, field_bot):
+            if name not in BOTS:
+                raise UnknownBot(f"unknown bot {name!r}; built-in bots are: {', '.join(BOTS)}")
+    elif not token:
+        fail("--server needs the admin token: --token or ARENA_ADMIN_TOKEN (matches are created with it)")
+    elif bot_a == bot_b and not bot_a.startswith("builtin:"):
+        fail(f"{bot_a} cannot play itself on the server: a bot takes one seat per match")
     game = make_game(game_name, **game_params(players, None, None))
     try:
         if seatings is not None:
@@ -201,7 +214,13 @@ def ab_test(
             print(line, file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    asyncio.run(play_deals(test, max_deals, progress))
+    if server is None:
+        asyncio.run(play_deals(test, max_deals, progress))
+    else:
+        try:
+            asyncio.run(play_on_server(test, max_deals, server, token or "", progress, parallel))
+        except ServerProblem as problem:
+            fail(str(problem))
     elapsed = time.perf_counter() - started
     if live:
         print(file=sys.stderr)
@@ -216,6 +235,22 @@ def ab_test(
         console.print(sprt_line(test))
         console.print(verdict_text(test, max_deals))
     raise click.exceptions.Exit(0 if verdict == "H1" else 1 if verdict == "H0" else 3)
+
+
+async def play_on_server(test: Any, max_deals: int, server: str, token: str, progress: Any, parallel: int) -> None:
+    import grpc
+
+    from arena.match.abtest import play_deals_on_server
+    from arena.v1 import arena_service_pb2_grpc as api_grpc
+
+    async with grpc.aio.insecure_channel(server) as channel:
+        stub = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        try:
+            await play_deals_on_server(test, max_deals, stub, token, progress, parallel)
+        except grpc.aio.AioRpcError as error:
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                raise click.ClickException(f"cannot reach the server at {server}") from None
+            raise click.ClickException(str(error.details())) from None
 
 
 def sprt_line(test: Any) -> str:

@@ -12,22 +12,54 @@ can accept one hypothesis at the error rates asked for:
   share of the deal's head-to-head comparisons with B (1 for a better rank, 1/2 for a tie), and
   an Elo difference e meaning a share of 1 / (1 + 10^(-e/400)).
 
-This module plays the deals in this process between built-in bots (`play_deals`); the observation
-and the test do not care where a deal was played.
+The deals are played in this process between built-in bots (`play_deals`), or on an arena
+server between its bots (`play_deals_on_server`: registered bots connected now, or the built-in
+`builtin:...` ones) through the admin's CreateMatch; the observation and the test do not care
+where a deal was played.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from arena.games.base import Game
-from arena.match.local import Pairing, play_series
-from arena.match.runner import MatchResult
+from arena.match.local import Pairing, match_seed, play_series
 from arena.match.seating import deal_seatings, design_size, seat
 from arena.stats import Sprt, elo_to_score
 
 A, B = "A", "B"
+SERVER_RETRY_SECONDS = 60.0
+"""How long a match may wait for its bots' free slots on the server before the test gives up."""
+RECONNECT_SECONDS = 5.0
+"""How long a match waits for a bot that is not connected (it may be reconnecting) before the test gives up."""
+POLL_SECONDS = 0.05
+ABORTED = 3
+"""arena.v1.Termination TERMINATION_ABORTED, without importing the generated code at start-up."""
+
+
+class Played(Protocol):
+    """What a deal's observation reads from a finished match, wherever it was played."""
+
+    @property
+    def seats(self) -> Sequence[str]: ...
+
+    @property
+    def scores(self) -> Sequence[int]: ...
+
+    @property
+    def ranks(self) -> Sequence[int]: ...
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A match finished on the server, its seats given as the test's entries."""
+
+    seats: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -106,7 +138,7 @@ class ABTest:
         seatings = deal_seatings(self.game.players, deal, self.per_deal)
         return [Pairing(first + k, deal, seat(self.labels, seating)) for k, seating in enumerate(seatings)]
 
-    def observe(self, results: Sequence[MatchResult]) -> float:
+    def observe(self, results: Sequence[Played]) -> float:
         """One deal's observation: A's advantage in score per match, or its head-to-head share."""
         sign = -1 if self.game.lower_is_better else 1
         total = 0.0
@@ -124,6 +156,72 @@ async def play_deals(test: ABTest, max_deals: int, on_deal: Callable[[ABTest], N
     """Play deals in this process until the SPRT decides or `max_deals` were played."""
     for deal in range(max_deals):
         results = await play_series(test.game, test.pairings(deal), test.seed, policy=test.policy)
+        test.sprt.add(test.observe(results))
+        if on_deal is not None:
+            on_deal(test)
+        if test.sprt.verdict is not None:
+            break
+    return test
+
+
+class ServerProblem(Exception):
+    """The server refused or lost a match of the test; the message says which and why."""
+
+
+async def play_deals_on_server(
+    test: ABTest,
+    max_deals: int,
+    stub: Any,
+    token: str,
+    on_deal: Callable[[ABTest], None] | None = None,
+    parallel: int = 4,
+) -> ABTest:
+    """Play deals on an arena server until the SPRT decides or `max_deals` were played.
+
+    `stub` is an ArenaService stub, `token` the admin token CreateMatch needs. Its bot names are
+    seat names on the server (`test.policy` maps the entries to them). Up to `parallel` matches of
+    a deal run at once; a match refused for want of a free slot (FAILED_PRECONDITION) is asked for again until
+    SERVER_RETRY_SECONDS pass, and an aborted one (the server's fault) is played again.
+    """
+    import grpc
+
+    from arena.server.convert import spec_from_params
+    from arena.v1 import arena_service_pb2 as api_pb
+
+    metadata = (("authorization", f"Bearer {token}"),)
+    spec = spec_from_params(test.game.name, test.game.params())
+    gate = asyncio.Semaphore(parallel)
+    loop = asyncio.get_running_loop()
+
+    async def one(pairing: Pairing) -> Finished:
+        seats = [test.policy(label) for label in pairing.seats]
+        request = api_pb.CreateMatchRequest(game=spec, seats=seats, seed=match_seed(test.seed, pairing.deal).hex())
+        async with gate:
+            for _attempt in range(3):
+                started = loop.time()
+                while True:
+                    try:
+                        created = await stub.CreateMatch(request, metadata=metadata, timeout=30)
+                        break
+                    except grpc.aio.AioRpcError as error:
+                        # Busy bots free their slots as their matches end; an absent one may be reconnecting.
+                        details = str(error.details())
+                        patience = SERVER_RETRY_SECONDS if "maximum" in details else RECONNECT_SECONDS
+                        if error.code() != grpc.StatusCode.FAILED_PRECONDITION or loop.time() - started > patience:
+                            raise ServerProblem(f"match {pairing.number} ({', '.join(seats)}): {details}") from None
+                        await asyncio.sleep(0.2)
+                while True:
+                    got = await stub.GetMatch(api_pb.GetMatchRequest(match_id=created.match_id), timeout=30)
+                    if got.match.ended_ms:
+                        break
+                    await asyncio.sleep(POLL_SECONDS)
+                summary = got.match
+                if summary.termination != ABORTED:
+                    return Finished(pairing.seats, tuple(summary.scores), tuple(summary.ranks))
+        raise ServerProblem(f"match {pairing.number} ({', '.join(seats)}) was aborted three times; see its log")
+
+    for deal in range(max_deals):
+        results = await asyncio.gather(*(one(pairing) for pairing in test.pairings(deal)))
         test.sprt.add(test.observe(results))
         if on_deal is not None:
             on_deal(test)

@@ -42,21 +42,26 @@ async def test_an_owner_creates_a_tournament_of_connected_and_builtin_bots_and_w
             spec=spec("cup", ["rb1", *BUILTINS[:2]], rounds=2, duplicate=True, rated=True, seed="cup")
         )
         created = (await arena.api.CreateTournament(request, metadata=bearer(owner))).tournament
-        assert (created.done, created.total, created.created_by) == (0, 6, "olga")
+        # 2 rounds of one table of 3, each deal in all 6 orders of its bots.
+        assert (created.done, created.total, created.created_by) == (0, 12, "olga")
         assert [row.bot for row in created.standings] == ["rb1", *BUILTINS[:2]]
         assert math.isnan(created.standings[0].mean_score)
         updates = await watch_to_end(arena, "cup")
         assert [u.done for u in updates] == sorted(u.done for u in updates)
         final = updates[-1]
-        assert final.finished_ms and final.done == final.total == 6
-        assert sum(row.games for row in final.standings) == 18
+        assert final.finished_ms and final.done == final.total == 12
+        assert sum(row.games for row in final.standings) == 36
+        assert all(row.deals == 2 for row in final.standings)
+        pairs = [(pair.first, pair.second, pair.deals) for pair in final.head_to_head]
+        standing = [row.bot for row in final.standings]
+        assert pairs == [(standing[i], standing[j], 2) for i in range(3) for j in range(i + 1, 3)]
         assert all(row.sigma > 0 for row in final.standings)
         got = (await arena.api.GetTournament(api_pb.GetTournamentRequest(name="cup"))).tournament
         assert got == final
         listed = (await arena.api.ListTournaments(api_pb.ListTournamentsRequest())).tournaments
-        assert [(t.spec.name, t.done, len(t.standings)) for t in listed] == [("cup", 6, 0)]
+        assert [(t.spec.name, t.done, len(t.standings)) for t in listed] == [("cup", 12, 0)]
         matches = await arena.api.ListMatches(api_pb.ListMatchesRequest(tournament_id="cup", limit=50))
-        assert len(matches.matches) == 6
+        assert len(matches.matches) == 12
         game = make_game("friday13", players=3)
         for summary in matches.matches:
             found = await arena.server.store.get_match(summary.match_id)
