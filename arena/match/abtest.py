@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from arena.games.base import Game
 from arena.match.local import Pairing, match_seed, play_series
 from arena.match.seating import deal_seatings, design_size, seat
+from arena.standings import Played
 from arena.stats import Sprt, elo_to_score
 
 A, B = "A", "B"
@@ -40,7 +41,7 @@ ABORTED = 3
 """arena.v1.Termination TERMINATION_ABORTED, without importing the generated code at start-up."""
 
 
-class Played(Protocol):
+class Outcome(Protocol):
     """What a deal's observation reads from a finished match, wherever it was played."""
 
     @property
@@ -51,15 +52,6 @@ class Played(Protocol):
 
     @property
     def ranks(self) -> Sequence[int]: ...
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A match finished on the server, its seats given as the test's entries."""
-
-    seats: tuple[str, ...]
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -138,7 +130,7 @@ class ABTest:
         seatings = deal_seatings(self.game.players, deal, self.per_deal)
         return [Pairing(first + k, deal, seat(self.labels, seating)) for k, seating in enumerate(seatings)]
 
-    def observe(self, results: Sequence[Played]) -> float:
+    def observe(self, results: Sequence[Outcome]) -> float:
         """One deal's observation: A's advantage in score per match, or its head-to-head share."""
         sign = -1 if self.game.lower_is_better else 1
         total = 0.0
@@ -193,7 +185,7 @@ async def play_deals_on_server(
     gate = asyncio.Semaphore(parallel)
     loop = asyncio.get_running_loop()
 
-    async def one(pairing: Pairing) -> Finished:
+    async def one(pairing: Pairing) -> Played:
         seats = [test.policy(label) for label in pairing.seats]
         request = api_pb.CreateMatchRequest(game=spec, seats=seats, seed=match_seed(test.seed, pairing.deal).hex())
         async with gate:
@@ -217,7 +209,7 @@ async def play_deals_on_server(
                     await asyncio.sleep(POLL_SECONDS)
                 summary = got.match
                 if summary.termination != ABORTED:
-                    return Finished(pairing.seats, tuple(summary.scores), tuple(summary.ranks))
+                    return Played(pairing.seats, tuple(summary.scores), tuple(summary.ranks), pairing.deal)
         raise ServerProblem(f"match {pairing.number} ({', '.join(seats)}) was aborted three times; see its log")
 
     for deal in range(max_deals):

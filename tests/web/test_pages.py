@@ -132,7 +132,7 @@ def test_the_tournament_page_shows_every_pair_head_to_head_from_both_sides(web_a
         expect(cell).to_have_attribute("aria-label", advantage_said(first, second, advantage, pair))
         expect(mirror).to_have_attribute("aria-label", advantage_said(second, first, -advantage, pair))
     lines = [
-        f"Not yet established: {upper} above {lower} (more deals would settle it)"
+        f"Not yet established: {upper} above {lower} (more deals may settle it, or show them equal)"
         for upper, lower in shown["unsettled"]
     ]
     # rb1 plays at random unseeded, so two deals may (rarely) settle both neighbours' order.

@@ -588,7 +588,7 @@ function headToHead(t) {
     { class: "scroll matrix" }),
     h("ul", { class: "order-notes" }, t.unsettled.length
       ? t.unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
-        `Not yet established: ${upper} above ${lower} (more deals would settle it)`))
+        `Not yet established: ${upper} above ${lower} (more deals may settle it, or show them equal)`))
       : h("li", {}, "Every neighbour's place in the standings is established.")));
 }
 
