@@ -353,7 +353,9 @@ def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], 
                 f"{pair['advantage']:+.2f}" + ("" if pair["ci95"] is None else f" ± {pair['ci95']:.2f}")
                 + f" over {pair['deals']} deals"
             )  # fmt: skip
-            console.print(f"not yet established: {upper} above {lower} ({shown}); more deals may settle it, or show them equal")
+            console.print(
+                f"not yet established: {upper} above {lower} ({shown}); more deals may settle it, or show them equal"
+            )
 
 
 def standings_view(title: str, score_name: str) -> Table:
