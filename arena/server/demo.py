@@ -155,7 +155,8 @@ async def wait_connected(arena: RunningServer, names: set[str], processes: list[
 
 
 def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
-    """Every deal in every seat rotation: friday13 at one table of four, amigo13 at every table of three."""
+    """Every deal under the seat-fair design (every order of the table): friday13 at one table of four,
+    amigo13 at every table of three."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return [
         TournamentSpec(f"demo-friday13-{stamp}", "friday13", tuple(entrants), table_size=min(4, len(entrants)),
