@@ -1,9 +1,17 @@
-"""Determinized Monte Carlo search: sample what is hidden, play each move out, keep the best.
+"""Determinized Monte Carlo search: sample what is hidden, play the moves out, keep the best.
 
-For every sample of the hidden information (consistent with everything the seat has seen),
-every legal action is tried on the same sample and played out with the engine itself; the
-action with the lowest total loss wins. Trying all actions on the same samples compares them
-under equal luck, which needs far fewer playouts.
+Each decision draws samples of the hidden information (full states consistent with everything
+the seat has seen) and plays candidate moves out on them with the engine itself. Sequential
+halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits", 2013)
+shares the playouts out: the budget is split evenly over ceil(log2 K) rounds for K moves; in a
+round every sample is played out once from each move still in the running, and then the worse
+half of those moves drops out. Moves compared on the same samples, with the same random numbers
+in their playouts, are compared under equal luck, so few playouts tell them apart, and most
+playouts go to the few moves that are close.
+
+The budget is counted in playouts, not seconds, so play is repeatable: the same seed and the
+same match give the same moves however busy the machine is. `time_limit` is only a safety net;
+when it strikes, the moves still in the running are compared on the samples they all saw.
 
 What is particular to a game family (how to sample, how to play out, what counts as a loss)
 is a `SearchModel`, found in `MODELS` by the game's class.
@@ -11,23 +19,33 @@ is a `SearchModel`, found in `MODELS` by the game's class.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Protocol, runtime_checkable
 
 from arena.bots.base import Bot, Turn
 from arena.bots.heuristic import policy_for
 from arena.games.base import Action, Game, State
-from arena.games.cards import LIMIT, WILD, CardGame, CardObservation, CardState
+from arena.games.cards import (
+    LIMIT,
+    SUIT_OF,
+    VALUE_OF,
+    WILD,
+    WILD_CODE,
+    WILD_VALUE,
+    CardGame,
+    CardObservation,
+    CardState,
+)
 
-DEFAULT_TIME_LIMIT = 0.05
-"""Seconds of search per move at most."""
-DEFAULT_SAMPLES = 120
-"""Samples per move at most; when this cap is reached before the time limit, play is repeatable."""
-HALVING_PERIOD = 8
-"""Every this many samples, the worse half of the moves still in the running is dropped."""
+DEFAULT_SAMPLES = 300
+"""Playouts per move for a model that does not say how many it needs (`Budgeted`)."""
+DEFAULT_TIME_LIMIT = 0.25
+"""Seconds of search per move at most: a safety net for a busy machine, which an idle one never reaches."""
 
 
 class SearchModel(Protocol):
@@ -42,9 +60,16 @@ class SearchModel(Protocol):
         """How bad the played-out `state` is for `seat`; lower is better."""
 
 
+@runtime_checkable
+class Budgeted(Protocol):
+    """A model that says how many playouts a move deserves."""
+
+    playouts: int
+
+
 class MonteCarloBot(Bot):
     name = "mc"
-    description = "determinized Monte Carlo: samples the hidden cards, plays every move out with the engine"
+    description = "determinized Monte Carlo: samples the hidden cards, plays moves out, drops the worse half in rounds"
 
     def __init__(
         self,
@@ -52,8 +77,8 @@ class MonteCarloBot(Bot):
         seat: int,
         seed: int = 0,
         *,
+        samples: int | None = None,
         time_limit: float = DEFAULT_TIME_LIMIT,
-        samples: int = DEFAULT_SAMPLES,
     ) -> None:
         super().__init__(game, seat, seed)
         for family, make_model in MODELS.items():
@@ -62,11 +87,12 @@ class MonteCarloBot(Bot):
                 break
         else:
             raise ValueError(f"the mc bot does not play {game.name}")
-        self.time_limit = time_limit
+        if samples is None:
+            samples = self.model.playouts if isinstance(self.model, Budgeted) else DEFAULT_SAMPLES
         self.samples = samples
+        """Playouts per move at most."""
+        self.time_limit = time_limit
         self.prior = policy_for(game)
-        # A model may say by how much mean loss a searched move must beat the rule-based one.
-        self.margin: float = getattr(self.model, "margin", 0.0)
 
     def act(self, turn: Turn) -> Action:
         legal = list(turn.legal_actions)
@@ -77,69 +103,287 @@ class MonteCarloBot(Bot):
         deadline = time.perf_counter() + self.time_limit
         prior = self.prior(observation, legal) if self.prior is not None else None
         totals = dict.fromkeys(legal, 0.0)
-        candidates = legal
-        samples = 0
-        while samples < self.samples and (samples == 0 or time.perf_counter() < deadline):
-            sample = model.sample(observation, rng)
-            for action in candidates:
-                trial = sample.clone()
-                trial.apply(action)
-                model.playout(trial, rng)
-                totals[action] += model.loss(trial, seat)
-            samples += 1
-            if samples % HALVING_PERIOD == 0 and len(candidates) > 2:
-                # Successive halving: spend the remaining samples on the better half. The
-                # survivors have all seen the same samples, so their totals compare fairly.
-                ranked = sorted(candidates, key=lambda action: (totals[action], action))
-                candidates = ranked[: max(2, len(ranked) // 2)]
-                if prior is not None and prior not in candidates:
-                    candidates.append(prior)
-        best = min(candidates, key=lambda action: (totals[action], action))
-        if prior is not None and totals[best] > totals[prior] - self.margin * samples:
-            # Sampling noise must not overrule a sound rule: leave the rule's move only when
-            # the search finds a clearly better one.
-            return prior
-        return best
+
+        def rank(action: Action) -> tuple[float, bool, Action]:
+            # On equal totals the rule-based move wins: deterministic playouts often tie.
+            return totals[action], action != prior, action
+
+        alive = legal
+        rounds = math.ceil(math.log2(len(legal)))
+        common = random.Random()
+        drawn = 0
+        for _ in range(rounds):
+            for _ in range(max(1, self.samples // (rounds * len(alive)))):
+                if drawn and time.perf_counter() > deadline:
+                    return min(alive, key=rank)
+                sample = model.sample(observation, rng)
+                common.seed(rng.getrandbits(64))
+                start = common.getstate()
+                for action in alive:
+                    trial = sample.clone()
+                    trial.apply_trusted(action)
+                    common.setstate(start)
+                    model.playout(trial, common)
+                    totals[action] += model.loss(trial, seat)
+                drawn += 1
+            # Every move still in the running saw the same samples, so totals compare fairly.
+            alive = sorted(alive, key=rank)[: (len(alive) + 1) // 2]
+        return alive[0]
+
+
+SAFE_RANK = [2 * VALUE_OF[code] + (SUIT_OF[code] != WILD) for code in range(32)]
+"""The greedy rule's preference among cards that stay under the limit: high first, omens before wild cards."""
+TAKE_RANK = [2 * VALUE_OF[code] + (SUIT_OF[code] == WILD) for code in range(32)]
+"""Its preference among cards that take the chosen pile: low first (the new pile), omens before wild cards."""
+RANDOM_SHARES = tuple(step / 20 for step in range(21))
+"""The shares of random moves among which `Opponents` weighs each seat's play."""
+
+
+def greedy_playout(state: CardState, rand: Callable[[], float], exploration: Sequence[float]) -> None:
+    """Play `state` to its end: every seat the greedy rule, except a share `exploration[seat]` of random moves.
+
+    The greedy rule is the heuristic bot's (`arena.bots.heuristic.card_policy`), restated over
+    the engine's state because playouts are the search's hot path: the highest card that keeps
+    its pile at the limit or below (omens before wild cards, a wild card on the first pile with
+    room); when every card overflows, the pile that costs least, restarted with the lowest card.
+    A pile costs 2 per wild card and 1 per omen card, except that omens of a type of which the
+    taker then holds strictly the most are free, with those of that type it already had.
+    """
+    values, suits, limit, safe_rank, take_rank = (
+        VALUE_OF,
+        SUIT_OF,
+        LIMIT,
+        SAFE_RANK,
+        TAKE_RANK,
+    )
+    room = LIMIT - WILD_VALUE
+    players = state.rules.players
+    hands, totals, piles, collected = (
+        state.hands,
+        state.totals,
+        state.piles,
+        state.collected,
+    )
+    # counts[suit][seat]: the collected cards of each type, kept up to date as piles are taken.
+    counts = [[0] * players for _ in range(4)]
+    for seat, taken in enumerate(collected):
+        for card in taken:
+            counts[suits[card]][seat] += 1
+    seat = state.turn
+    while seat >= 0:
+        hand = hands[seat]
+        if rand() < exploration[seat]:
+            spin = rand() * len(hand)
+            code = hand[int(spin)]
+            pile = suits[code]
+            if pile == WILD:
+                pile = int((spin % 1.0) * 3)
+        else:
+            best = -1
+            for card in hand:
+                key = safe_rank[card]
+                if key > best:
+                    suit = suits[card]
+                    if suit == WILD:
+                        if totals[0] <= room or totals[1] <= room or totals[2] <= room:
+                            best, code = key, card
+                    elif totals[suit] + values[card] <= limit:
+                        best, code = key, card
+            if best >= 0:
+                pile = suits[code]
+                if pile == WILD:
+                    pile = 0 if totals[0] <= room else (1 if totals[1] <= room else 2)
+            else:
+                costs = [0, 0, 0]
+                for target in (0, 1, 2):
+                    cards = piles[target]
+                    wilds = cards.count(WILD_CODE)
+                    held = counts[target]
+                    most, mine = max(held), held[seat]
+                    if mine == most and held.count(most) == 1:
+                        costs[target] = 2 * wilds
+                    else:
+                        after = mine + len(cards) - wilds
+                        costs[target] = 2 * wilds + (0 if after > most else after) - mine
+                best = 1 << 30
+                for card in hand:
+                    target = suits[card]
+                    if target == WILD:
+                        target = min((0, 1, 2), key=costs.__getitem__)
+                    key = costs[target] * 32 + take_rank[card]
+                    if key < best:
+                        best, code, pile = key, card, target
+        before = len(collected[seat])
+        state.apply_trusted(code * 3 + pile)
+        if len(collected[seat]) != before:
+            for card in collected[seat][before:]:
+                counts[suits[card]][seat] += 1
+        seat = state.turn
+
+
+def move_likelihoods(
+    code: int, pile: int, totals: Sequence[int], pool: Counter[int], hand_size: int
+) -> tuple[float, float]:
+    """How likely the greedy rule, and a uniformly random player, play `code` on `pile`.
+
+    The mover's hand is taken as `hand_size` cards drawn at random from `pool`, the cards the
+    observer had not seen then. A random player's card is then a uniform draw from the pool
+    (and a wild card's pile one of three). The greedy rule plays a card of rank r when its best
+    rank is r; taking a pile, it is taken to play any unsafe card alike, which undersells it.
+    """
+    room = [LIMIT - total for total in totals]
+    lowest = min(totals)
+    ranks: Counter[int] = Counter()
+    for card, count in pool.items():
+        ranks[SAFE_RANK[card] if _fits(card, room, lowest) else -1] += count
+    size = ranks.total()
+    hand_size = max(1, min(hand_size, size))
+    hands = math.comb(size, hand_size)
+    copies = pool[code]
+    wild = SUIT_OF[code] == WILD
+    random_play = copies / size / (3 if wild else 1)
+    if _fits(code, room, lowest):
+        if VALUE_OF[code] > room[pile] or (wild and pile != next(p for p in range(3) if room[p] >= WILD_VALUE)):
+            # A card that fits somewhere goes, by the greedy rule, on the first pile it fits.
+            return 0.0, random_play
+        rank = SAFE_RANK[code]
+        below = sum(count for other, count in ranks.items() if other < rank)
+        best_is_rank = (math.comb(below + ranks[rank], hand_size) - math.comb(below, hand_size)) / hands
+        return best_is_rank * copies / ranks[rank], random_play
+    no_fit = ranks[-1]
+    return math.comb(no_fit, hand_size) / hands * copies / no_fit / (3 if wild else 1), random_play
+
+
+def _fits(card: int, room: Sequence[int], lowest: int) -> bool:
+    """Whether the card keeps some pile it may go on at the limit or below."""
+    suit = SUIT_OF[card]
+    return lowest <= LIMIT - VALUE_OF[card] if suit == WILD else VALUE_OF[card] <= room[suit]
+
+
+class Opponents:
+    """How randomly each other seat plays, learnt from its moves in this match.
+
+    Each seat is taken to play the greedy rule of `greedy_playout` except for a share of
+    uniformly random moves; every move seen multiplies the weight of each share in
+    `RANDOM_SHARES` (uniform at first) by how likely that mixture makes the move. Playouts then
+    let each seat play its expected share at random: a careful player is expected to be careful
+    and a careless one careless, which matters more than anything else for what a move costs.
+    """
+
+    def __init__(self, game: CardGame) -> None:
+        self.game = game
+        self.deck = Counter(game.rules.deck)
+        self.log_weights = [[0.0] * len(RANDOM_SHARES) for _ in range(game.rules.players)]
+        self.round = -1
+        self.seen = 0
+        """This round's moves already weighed."""
+
+    def observe(self, obs: CardObservation) -> None:
+        """Weigh the moves made since the last observation (of this round; earlier ones are gone)."""
+        if obs.round != self.round:
+            self.round, self.seen = obs.round, 0
+        moves = obs.moves
+        if self.seen >= len(moves):
+            return
+        rules, players, me, first = self.game.rules, obs.players, obs.seat, obs.first_player
+        # The engine replays the round, with each seat holding the cards it played, to give the
+        # pile totals before every move.
+        played: list[list[int]] = [[] for _ in range(players)]
+        for number, action in enumerate(moves):
+            played[(first + number) % players].append(action // 3)
+        empty = ((), (), ())
+        start = replace(obs, piles=empty, totals=(0, 0, 0), collected=((),) * players, moves=(), current_player=first)
+        replay = CardState.from_observation(self.game, start, played, this_round_only=True)
+        # Before a move the observer had not seen the cards still to be played then, except its own.
+        unseen = self.deck.copy()
+        unseen.subtract(obs.hand)
+        unseen.subtract(action // 3 for action in moves)
+        drawn = 0 if rules.hand_size is None else len(rules.deck) - players * rules.hand_size - obs.draw_pile_size
+        plays_after = [0] * players
+        draws_after = [0] * players
+        views: list[tuple[Counter[int], int] | None] = [None] * len(moves)
+        for number in range(len(moves) - 1, self.seen - 1, -1):
+            seat = (first + number) % players
+            plays_after[seat] += 1
+            draws_after[seat] += number < drawn
+            if seat != me:
+                unseen[moves[number] // 3] += 1
+                size = obs.hand_sizes[seat] + plays_after[seat] - draws_after[seat]
+                views[number] = (+unseen, size)
+        for number, action in enumerate(moves):
+            view = views[number]
+            if view is not None:
+                self._weigh((first + number) % players, action, replay.totals, *view)
+            replay.apply_trusted(action)
+        self.seen = len(moves)
+
+    def _weigh(self, seat: int, action: Action, totals: Sequence[int], pool: Counter[int], hand_size: int) -> None:
+        greedy, uniform = move_likelihoods(action // 3, action % 3, totals, pool, hand_size)
+        weights = self.log_weights[seat]
+        for index, share in enumerate(RANDOM_SHARES):
+            # The floor keeps a move the model calls impossible from ruling a share out for good.
+            weights[index] += math.log((1 - share) * greedy + share * uniform + 1e-9)
+
+    def random_shares(self) -> list[float]:
+        """Each seat's expected share of random moves (the observer's own row is never weighed)."""
+        shares = []
+        for weights in self.log_weights:
+            top = max(weights)
+            odds = [math.exp(weight - top) for weight in weights]
+            shares.append(sum(share * odd for share, odd in zip(RANDOM_SHARES, odds, strict=True)) / sum(odds))
+        return shares
 
 
 class CardSearch:
     """Friday the 13th and 13: deal the unseen cards at random, play out the current round.
 
-    Playouts follow a cheap greedy policy (the highest card that stays under the limit, else
-    the smallest pile) with some random moves: futures in which everybody plays uniformly at
-    random are too unlike real games to rank moves well.
+    Playouts follow `greedy_playout`, each other seat with the share of random moves that
+    `Opponents` has learnt for it, this seat with a few (`own_exploration`), which keeps a move
+    from looking good only because the seat's own later play is taken to be exact. A move's loss
+    is the seat's penalty for the round: rounds score separately, so later deals do not matter.
     """
 
-    exploration = 0.2
-    """The share of playout moves chosen uniformly at random instead of greedily."""
-    margin = 0.25
-    """Penalty points a round by which a move must beat the heuristic's move to replace it."""
+    playouts = 700
+    """Playouts per move: about 70 ms at the start of a round on one core of a 2.5 GHz Xeon, less later."""
+    own_exploration = 0.05
 
     def __init__(self, game: CardGame) -> None:
         self.game = game
         self.deck = Counter(game.rules.deck)
+        self.opponents = Opponents(game)
+        self.exploration: list[float] = []
+        self._observation: CardObservation | None = None
+        self._unseen: list[int] = []
+
+    def _prepare(self, obs: CardObservation) -> None:
+        self.opponents.observe(obs)
+        self.exploration = self.opponents.random_shares()
+        self.exploration[obs.seat] = self.own_exploration
+        unseen = self.deck.copy()
+        unseen.subtract(obs.hand)
+        for cards in (*obs.piles, *obs.collected):
+            unseen.subtract(cards)
+        self._unseen = list(unseen.elements())
+        self._observation = obs
 
     def sample(self, observation: CardObservation, rng: random.Random) -> CardState:
         """A state of this round only, the unseen cards dealt at random to where they hide."""
         obs = observation
-        unseen = self.deck.copy()
-        unseen.subtract(obs.hand)
-        for pile in obs.piles:
-            unseen.subtract(pile)
-        for taken in obs.collected:
-            unseen.subtract(taken)
-        hidden: list[int] = list(unseen.elements())
+        if obs is not self._observation:
+            self._prepare(obs)
+        hidden = self._unseen[:]
         rng.shuffle(hidden)
-        hands: list[Any] = []
+        hands: list[Sequence[int]] = []
         position = 0
         for seat, size in enumerate(obs.hand_sizes):
             if seat == obs.seat:
-                hands.append(list(obs.hand))
+                hands.append(obs.hand)
             else:
                 hands.append(hidden[position : position + size])
                 position += size
         dummy = hidden[position : position + obs.dummy_size]
-        draw = hidden[position + obs.dummy_size :]
+        position += obs.dummy_size
+        draw = hidden[position : position + obs.draw_pile_size]
         return CardState.from_observation(self.game, obs, hands, dummy, draw, this_round_only=True)
 
     def playout(self, state: CardState, rng: random.Random) -> None:
@@ -147,32 +391,6 @@ class CardSearch:
 
     def loss(self, state: CardState, seat: int) -> float:
         return state.penalties[-1][seat]
-
-
-def greedy_playout(state: CardState, rand: Callable[[], float], exploration: float) -> None:
-    """Play `state` to its end: mostly the greedy move, sometimes a random one."""
-    while state.turn >= 0:
-        hand = state.hands[state.turn]
-        totals = state.totals
-        if rand() < exploration:
-            spin = rand() * len(hand)
-            code = hand[int(spin)]
-            pile = code >> 3
-            if pile == WILD:
-                pile = int((spin % 1.0) * 3)
-        else:
-            lowest = totals.index(min(totals))
-            best = 1 << 30
-            for card in hand:
-                value = card & 7
-                target = card >> 3
-                if target == WILD:
-                    target = lowest
-                # Safe cards rank by value, highest first; then piles by size, smallest first.
-                key = -value if totals[target] + value <= LIMIT else 100 + 8 * len(state.piles[target]) + value
-                if key < best:
-                    best, code, pile = key, card, target
-        state.apply_trusted(code * 3 + pile)
 
 
 MODELS: dict[type, Callable[[Any], SearchModel]] = {CardGame: CardSearch}
