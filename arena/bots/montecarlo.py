@@ -149,21 +149,10 @@ def greedy_playout(state: CardState, rand: Callable[[], float], exploration: Seq
     A pile costs 2 per wild card and 1 per omen card, except that omens of a type of which the
     taker then holds strictly the most are free, with those of that type it already had.
     """
-    values, suits, limit, safe_rank, take_rank = (
-        VALUE_OF,
-        SUIT_OF,
-        LIMIT,
-        SAFE_RANK,
-        TAKE_RANK,
-    )
+    values, suits, limit, safe_rank, take_rank = VALUE_OF, SUIT_OF, LIMIT, SAFE_RANK, TAKE_RANK
     room = LIMIT - WILD_VALUE
     players = state.rules.players
-    hands, totals, piles, collected = (
-        state.hands,
-        state.totals,
-        state.piles,
-        state.collected,
-    )
+    hands, totals, piles, collected = state.hands, state.totals, state.piles, state.collected
     # counts[suit][seat]: the collected cards of each type, kept up to date as piles are taken.
     counts = [[0] * players for _ in range(4)]
     for seat, taken in enumerate(collected):

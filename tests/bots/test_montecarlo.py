@@ -12,12 +12,7 @@ import pytest
 from arena.bots import make_bot
 from arena.bots.base import Bot, StaticTurn
 from arena.bots.heuristic import card_policy
-from arena.bots.montecarlo import (
-    MonteCarloBot,
-    Opponents,
-    greedy_playout,
-    move_likelihoods,
-)
+from arena.bots.montecarlo import MonteCarloBot, Opponents, greedy_playout, move_likelihoods
 from arena.games import make_game
 from arena.games.cards import CardGame, CardState
 from tests.games.cardkit import arrange, cards
@@ -143,12 +138,22 @@ def test_opponents_tell_a_careful_player_from_a_careless_one() -> None:
     assert shares[2] > 0.7
 
 
-def test_the_search_takes_a_small_pile_rather_than_a_costly_one() -> None:
+def test_the_search_takes_a_small_pile_now_rather_than_a_bigger_one_later() -> None:
     game = card_game("friday13", 3)
-    # Both cards overflow: mirror:7 takes one mirror, cat:7 two cats and a Friday card.
-    state = arrange(game, ["cat:7 mirror:7", "ladder:1", "ladder:2"], piles=["cat:5 cat:5 friday:4", "mirror:7", ""])
-    bot = MonteCarloBot(game, 0, samples=100)
-    assert game.action_text(bot.act(turn_of(state))) == "mirror:7"
+    # Seat 2 holds every card not shown, the most cats among them, so nothing is hidden but
+    # which opponent holds which ladder. cat:1 is safe now but leaves cat:7 to take three cats
+    # next turn; cat:7 now takes two and lets cat:1 follow safely. The heuristic plays cat:1.
+    shown = Counter(cards(game, "cat:1 cat:7 ladder:1 ladder:2 cat:5 cat:5 cat:2 cat:2 cat:2 cat:4"))
+    rest = " ".join(game.card_text(code) for code in sorted((Counter(game.rules.deck) - shown).elements()))
+    state = arrange(
+        game,
+        ["cat:1 cat:7", "ladder:1", "ladder:2"],
+        piles=["cat:5 cat:5", "", ""],
+        collected=["", "cat:2 cat:2 cat:2 cat:4", rest],
+    )
+    turn = turn_of(state)
+    assert game.action_text(card_policy(turn.observation, turn.legal_actions)) == "cat:1"
+    assert game.action_text(MonteCarloBot(game, 0, samples=50).act(turn)) == "cat:7"
 
 
 def test_mc_beats_the_heuristic_over_seat_rotated_deals() -> None:
