@@ -2,7 +2,7 @@
 queue and ratings. Each prints a table for people or, with --json, JSON for scripts.
 
 Every command takes --server HOST:PORT (env ARENA_SERVER) and, where it writes, --token (env
-ARENA_TOKEN). Errors are one line with exit code 2, as `arena.cli.main` prints them.
+ARENA_TOKEN). Errors are one line with exit code 2, as `arena.cli.commands.main` prints them.
 """
 
 from __future__ import annotations

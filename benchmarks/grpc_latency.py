@@ -104,7 +104,7 @@ class EchoServicer(bot_grpc.BotServiceServicer):
 def typical_request() -> bot_pb.ConnectResponse:
     """An ActionRequest from the middle of a 4-player friday13 round."""
     from arena.games import make_game
-    from arena.server.convert import observation_to_pb
+    from arena.wire.convert import observation_to_pb
 
     game = make_game("friday13", players=4)
     state = game.new_match(b"latency")

@@ -126,10 +126,10 @@ class Figures:
 
 def serve(port: int, data_dir: str, cpu_cores: float) -> None:
     """The arena server of one condition (runs in its own process)."""
-    from arena.hosted.manager import HostedConfig
+    from arena.app import ServerConfig
+    from arena.app import serve as run_server
     from arena.hosted.sandbox import SandboxLimits
-    from arena.server.app import ServerConfig
-    from arena.server.app import serve as run_server
+    from arena.node.hosted import HostedConfig
 
     config = ServerConfig(
         port=port, data_dir=Path(data_dir), admin_token=ADMIN, http_port=None,

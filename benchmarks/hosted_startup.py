@@ -19,9 +19,9 @@ from pathlib import Path
 
 from machine import describe
 
+from arena.app import ServerConfig, running
 from arena.hosted.package import pack
-from arena.hosted.submit import ValidationConfig, submit
-from arena.server.app import ServerConfig, running
+from arena.node.submissions import ValidationConfig, submit
 from arena.store import open_redis
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@
 A redis-server runs on loopback; each node is an `arena serve --redis-url` process. Four random
 SDK bots (sample_bots/python/random_bot.py) sit in every match; each bot runs one process per
 node, so every node can seat every bot. The matches are queued on the Redis work stream at once
-(`arena.server.work.submit_match`) and the nodes share them through the consumer group; the
+(`arena.node.work.submit_match`) and the nodes share them through the consumer group; the
 time runs from the first order queued to the last result stored. Everything shares this
 machine's cores: Redis, the nodes and the bot processes.
 """
@@ -28,7 +28,7 @@ from grpc_common import ADMIN, free_port, register_bots, start_bot_processes, wa
 from machine import describe
 from redis.asyncio import Redis
 
-from arena.server.work import submit_match
+from arena.node.work import submit_match
 from arena.store import Store, keys
 
 BOTS = ["r0", "r1", "r2", "r3"]

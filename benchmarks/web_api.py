@@ -28,7 +28,7 @@ from pathlib import Path
 
 from machine import describe
 
-from arena.server.app import ServerConfig, running
+from arena.app import ServerConfig, running
 from arena.store import open_redis
 from arena.v1 import messages_pb2 as pb
 

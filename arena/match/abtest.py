@@ -20,25 +20,16 @@ where a deal was played.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from arena.games.base import Game
-from arena.match.local import Pairing, match_seed, play_series
+from arena.match.local import Pairing, play_series
 from arena.match.seating import deal_seatings, design_size, seat
-from arena.standings import Played
 from arena.stats import Sprt, elo_to_score
 
 A, B = "A", "B"
-SERVER_RETRY_SECONDS = 60.0
-"""How long a match may wait for its bots' free slots on the server before the test gives up."""
-RECONNECT_SECONDS = 5.0
-"""How long a match waits for a bot that is not connected (it may be reconnecting) before the test gives up."""
-POLL_SECONDS = 0.05
-ABORTED = 3
-"""arena.v1.Termination TERMINATION_ABORTED, without importing the generated code at start-up."""
 
 
 class Outcome(Protocol):
@@ -148,72 +139,6 @@ async def play_deals(test: ABTest, max_deals: int, on_deal: Callable[[ABTest], N
     """Play deals in this process until the SPRT decides or `max_deals` were played."""
     for deal in range(max_deals):
         results = await play_series(test.game, test.pairings(deal), test.seed, policy=test.policy)
-        test.sprt.add(test.observe(results))
-        if on_deal is not None:
-            on_deal(test)
-        if test.sprt.verdict is not None:
-            break
-    return test
-
-
-class ServerProblem(Exception):
-    """The server refused or lost a match of the test; the message says which and why."""
-
-
-async def play_deals_on_server(
-    test: ABTest,
-    max_deals: int,
-    stub: Any,
-    token: str,
-    on_deal: Callable[[ABTest], None] | None = None,
-    parallel: int = 4,
-) -> ABTest:
-    """Play deals on an arena server until the SPRT decides or `max_deals` were played.
-
-    `stub` is an ArenaService stub, `token` the admin token CreateMatch needs. Its bot names are
-    seat names on the server (`test.policy` maps the entries to them). Up to `parallel` matches of
-    a deal run at once; a match refused for want of a free slot (FAILED_PRECONDITION) is asked for again until
-    SERVER_RETRY_SECONDS pass, and an aborted one (the server's fault) is played again.
-    """
-    import grpc
-
-    from arena.server.convert import spec_from_params
-    from arena.v1 import arena_service_pb2 as api_pb
-
-    metadata = (("authorization", f"Bearer {token}"),)
-    spec = spec_from_params(test.game.name, test.game.params())
-    gate = asyncio.Semaphore(parallel)
-    loop = asyncio.get_running_loop()
-
-    async def one(pairing: Pairing) -> Played:
-        seats = [test.policy(label) for label in pairing.seats]
-        request = api_pb.CreateMatchRequest(game=spec, seats=seats, seed=match_seed(test.seed, pairing.deal).hex())
-        async with gate:
-            for _attempt in range(3):
-                started = loop.time()
-                while True:
-                    try:
-                        created = await stub.CreateMatch(request, metadata=metadata, timeout=30)
-                        break
-                    except grpc.aio.AioRpcError as error:
-                        # Busy bots free their slots as their matches end; an absent one may be reconnecting.
-                        details = str(error.details())
-                        patience = SERVER_RETRY_SECONDS if "maximum" in details else RECONNECT_SECONDS
-                        if error.code() != grpc.StatusCode.FAILED_PRECONDITION or loop.time() - started > patience:
-                            raise ServerProblem(f"match {pairing.number} ({', '.join(seats)}): {details}") from None
-                        await asyncio.sleep(0.2)
-                while True:
-                    got = await stub.GetMatch(api_pb.GetMatchRequest(match_id=created.match_id), timeout=30)
-                    if got.match.ended_ms:
-                        break
-                    await asyncio.sleep(POLL_SECONDS)
-                summary = got.match
-                if summary.termination != ABORTED:
-                    return Played(pairing.seats, tuple(summary.scores), tuple(summary.ranks), pairing.deal)
-        raise ServerProblem(f"match {pairing.number} ({', '.join(seats)}) was aborted three times; see its log")
-
-    for deal in range(max_deals):
-        results = await asyncio.gather(*(one(pairing) for pairing in test.pairings(deal)))
         test.sprt.add(test.observe(results))
         if on_deal is not None:
             on_deal(test)

@@ -25,9 +25,9 @@ from arena.bots import make_bot
 from arena.bots.base import Bot as Policy
 from arena.games.base import Action
 from arena.match.seats import MatchInfo
-from arena.server import convert
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
+from arena.wire import convert
 
 log = logging.getLogger("arena.sdk")
 

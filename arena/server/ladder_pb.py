@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from arena.node.ladder import Waiting
 from arena.ratings import HistoryEntry
-from arena.server.ladder import Waiting
 from arena.store.ratings import LeaderboardRow
 from arena.v1 import arena_service_pb2 as api_pb
 

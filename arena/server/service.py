@@ -16,13 +16,10 @@ from google.protobuf.message import DecodeError
 
 from arena.bots import BOTS
 from arena.games import GameError, game_names
-from arena.hosted import submit as hosted_api
-from arena.hosted.manager import HostedManager
-from arena.ratings import RatingError, RatingModel
-from arena.server import convert, ladder_pb
-from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, require, with_article
-from arena.server.ladder import Ladder
-from arena.server.matches import (
+from arena.node import submissions as hosted_api
+from arena.node.hosted import HostedManager
+from arena.node.ladder import Ladder
+from arena.node.matches import (
     BUILTIN_PREFIX,
     WATCH_BUFFER,
     MatchError,
@@ -32,7 +29,10 @@ from arena.server.matches import (
     summary_to_pb,
     watch_message,
 )
-from arena.server.sessions import Hangup, Session, SessionRegistry, SessionsFull
+from arena.node.sessions import Hangup, Session, SessionRegistry, SessionsFull
+from arena.ratings import RatingError, RatingModel
+from arena.server import ladder_pb
+from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, require, with_article
 from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
@@ -42,6 +42,7 @@ from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
+from arena.wire import convert
 
 log = logging.getLogger(__name__)
 

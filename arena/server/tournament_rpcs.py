@@ -9,13 +9,13 @@ from typing import Any
 
 import grpc
 
-from arena.server import convert
+from arena.node.tournaments import TournamentView, cancel_tournament, create_tournament, tournament_view
 from arena.server.auth import abort, require
-from arena.server.tournaments import TournamentView, cancel_tournament, create_tournament, tournament_view
 from arena.store import NameTaken, Store, keys
 from arena.store.tournaments import CANCELLED_BEFORE, TournamentState, TournamentStore
 from arena.tournaments import CANCELLED, FINISHED, FINISHED_WITH_ABORTS, RUNNING, TournamentError, TournamentSpec
 from arena.v1 import arena_service_pb2 as api_pb
+from arena.wire import convert
 
 FORMATS_PB = {
     "round-robin": api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,

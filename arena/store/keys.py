@@ -185,7 +185,7 @@ def tournament_starts(name: str) -> str:
     return f"{PREFIX}tournament:{name}:starts"
 
 
-# -- seats across nodes (arena/server/relay.py) ---------------------------------------------------
+# -- seats across nodes (arena/node/relay.py) -----------------------------------------------
 
 
 def presence(bot_name: str) -> str:

@@ -17,12 +17,12 @@ from arena.games import Game, game_names, make_game
 from arena.games.board13.render import board_layout
 from arena.games.board13.rules import Board13Observation
 from arena.games.cards import CardObservation
-from arena.server import convert
-from arena.server.matches import BUILTIN_PREFIX, MatchHost
-from arena.server.tournaments import TournamentView, tournament_view
+from arena.node.matches import BUILTIN_PREFIX, MatchHost
+from arena.node.tournaments import TournamentView, tournament_view
 from arena.store import MatchRecord, Store
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.tournaments import TournamentState, TournamentStore
+from arena.wire import convert
 
 MAX_LIMIT = 500
 """The most rows one request may ask for, as in the gRPC API."""

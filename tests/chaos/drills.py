@@ -54,8 +54,8 @@ from redis.asyncio import Redis
 
 from arena.games import make_game
 from arena.match.runner import final_ranks
+from arena.node.work import submit_match
 from arena.ratings import BotRating, ResultRecord, why_not_rated
-from arena.server.work import submit_match
 from arena.store import Store, keys
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2 as api_pb

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest_asyncio
 
-from arena.hosted.manager import HostedConfig
 from arena.hosted.package import pack
-from arena.hosted.submit import ValidationConfig
 from arena.match import Clock
+from arena.node.hosted import HostedConfig
+from arena.node.submissions import ValidationConfig
 from arena.v1 import arena_service_pb2 as api_pb
 from tests.server.conftest import Arena, bearer, start_arena
 

@@ -38,12 +38,12 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 import arena
-from arena.hosted.manager import HostedConfig
-from arena.hosted.submit import ValidationConfig
+from arena.app import ServerConfig, running
 from arena.match import Clock
+from arena.node.hosted import HostedConfig
+from arena.node.sessions import Limits
+from arena.node.submissions import ValidationConfig
 from arena.sdk import BuiltinBot, Match
-from arena.server.app import ServerConfig, running
-from arena.server.sessions import Limits
 from arena.store.embedded import open_redis
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from arena.hosted.manager import HostedConfig, HostedManager
 from arena.hosted.package import pack
 from arena.hosted.sandbox import Sandbox, SandboxLimits, python_runtime
-from arena.server.matches import SeatUnavailable
-from arena.server.sessions import Limits, SessionRegistry
+from arena.node.hosted import HostedConfig, HostedManager
+from arena.node.matches import SeatUnavailable
+from arena.node.sessions import Limits, SessionRegistry
 from arena.store import Store
 from arena.store.hosted import HostedStore
 

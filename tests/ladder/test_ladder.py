@@ -11,8 +11,8 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from arena.matchmaking import QualitySchedule
-from arena.server.ladder import DEFAULT_SIZES, LadderConfig, LadderError, parse_sizes
-from arena.server.work import WorkConfig
+from arena.node.ladder import DEFAULT_SIZES, LadderConfig, LadderError, parse_sizes
+from arena.node.work import WorkConfig
 from arena.store import Store, keys
 from arena.store.ladder import LadderStore
 from arena.v1 import arena_service_pb2 as api_pb

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from redis.asyncio import Redis
 
-from arena.server.relay import Relay
-from arena.server.sessions import Limits, SessionRegistry
+from arena.node.relay import Relay
+from arena.node.sessions import Limits, SessionRegistry
 from arena.store import keys
 from arena.v1 import bot_service_pb2 as bot_pb
 

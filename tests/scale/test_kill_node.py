@@ -23,7 +23,7 @@ import pytest
 from redis.asyncio import Redis
 
 from arena.games import make_game
-from arena.server.tournaments import create_tournament
+from arena.node.tournaments import create_tournament
 from arena.store import Store, keys
 from arena.store.ratings import RatingStore
 from arena.store.tournaments import TournamentStore

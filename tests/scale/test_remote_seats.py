@@ -15,8 +15,8 @@ import pytest
 from redis.asyncio import Redis
 
 from arena.games import make_game
+from arena.node.work import submit_match
 from arena.sdk import Client
-from arena.server.work import submit_match
 from arena.store import Store, keys
 from arena.store.work import WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb

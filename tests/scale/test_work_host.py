@@ -10,8 +10,8 @@ import pytest
 from redis.asyncio import Redis
 
 from arena.games import make_game
-from arena.server.tournaments import TournamentProgress, create_tournament, live_table
-from arena.server.work import WorkConfig, submit_match
+from arena.node.tournaments import TournamentProgress, create_tournament, live_table
+from arena.node.work import WorkConfig, submit_match
 from arena.store import MatchRecord, keys
 from arena.store.tournaments import TournamentStore
 from arena.store.work import MatchOrder, WorkQueue

@@ -10,8 +10,8 @@ import pytest_asyncio
 from redis import exceptions as redis_exceptions
 from redis.asyncio import Redis
 
+from arena.node.work import EventWriter
 from arena.ratings import ResultRecord
-from arena.server.work import EventWriter
 from arena.store import MatchRecord
 from arena.store.work import MatchOrder, WorkQueue
 

@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
+from arena.node.sessions import Session
 from arena.sdk import Bot, BotRejected, Client, Turn
-from arena.server.sessions import Session
 from tests.server.conftest import Arena
 
 pytestmark = pytest.mark.asyncio

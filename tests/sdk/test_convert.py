@@ -11,8 +11,8 @@ from arena.bots import make_bot
 from arena.bots.base import StaticTurn
 from arena.games import make_game
 from arena.games.board13 import scenario_names
-from arena.server import convert
 from arena.v1 import messages_pb2 as pb
+from arena.wire import convert
 
 TABLES = [
     ("friday13", {"players": 3}),

@@ -13,10 +13,10 @@ import grpc
 import pytest_asyncio
 from redis.asyncio import Redis
 
+from arena.app import RunningServer, ServerConfig, running
 from arena.match import Clock
+from arena.node.sessions import Limits
 from arena.sdk import Bot, BuiltinBot, Client, Match
-from arena.server.app import RunningServer, ServerConfig, running
-from arena.server.sessions import Limits
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb

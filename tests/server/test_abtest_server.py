@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
+from arena.cli.remote_abtest import ServerProblem, play_deals_on_server
 from arena.games import make_game
-from arena.match.abtest import ABTest, Hypotheses, ServerProblem, play_deals_on_server
+from arena.match.abtest import ABTest, Hypotheses
 from arena.v1 import arena_service_pb2 as api_pb
 from tests.server.conftest import ADMIN, Arena, HeuristicBot, RandomBot
 

@@ -8,8 +8,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from arena.app import MAX_RECEIVE_BYTES
 from arena.match import Clock
-from arena.server.app import MAX_RECEIVE_BYTES
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
 from tests.server.conftest import Arena, RandomBot, RawBot, bearer

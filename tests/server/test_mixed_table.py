@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from arena.games import make_game
-from arena.server import convert
-from arena.server.sessions import Session
+from arena.node.sessions import Session
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import bot_service_pb2 as bot_pb
+from arena.wire import convert
 from tests.server.conftest import Arena, RandomBot
 
 NODE_BOT_TIMEOUT = 600

@@ -13,7 +13,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.server.app import ConfigError, ServerConfig, config_from_env
+from arena.app import ConfigError, ServerConfig, config_from_env
 from arena.store.embedded import PASSWORD_FILE
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc

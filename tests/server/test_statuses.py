@@ -23,8 +23,8 @@ import redis.asyncio
 from google.protobuf.message import Message
 
 from arena.match import Clock
+from arena.node.sessions import Limits
 from arena.server.auth import FAILED_INTERNALLY, STORE_UNREACHABLE
-from arena.server.sessions import Limits
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import messages_pb2 as pb

@@ -119,7 +119,7 @@ async def test_a_bot_that_resumes_within_the_grace_period_gets_its_pending_reque
 
 
 async def test_a_bot_gone_longer_than_the_grace_period_forfeits(redis_url: str) -> None:
-    from arena.server.sessions import Limits
+    from arena.node.sessions import Limits
 
     async with start_arena(redis_url, limits=Limits(grace=0.3)) as arena:
         bot = await raw_bot(arena)

@@ -10,8 +10,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.app import ServerConfig, running
 from arena.sdk import Client
-from arena.server.app import ServerConfig, running
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from tests.server.conftest import ADMIN, RandomBot, bearer

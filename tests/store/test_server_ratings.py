@@ -13,8 +13,8 @@ import grpc
 import pytest
 import redis
 
-from arena.server.app import ServerConfig, running
-from arena.server.sessions import Limits
+from arena.app import ServerConfig, running
+from arena.node.sessions import Limits
 from arena.store import open_redis
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2 as api_pb

@@ -18,8 +18,8 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.server.tournaments import round_orders
-from arena.server.work import WorkConfig
+from arena.node.tournaments import round_orders
+from arena.node.work import WorkConfig
 from arena.store.tournaments import TournamentStore
 from arena.store.work import WorkQueue
 from arena.tournaments import MAX_MATCH_ATTEMPTS

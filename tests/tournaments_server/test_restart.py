@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.app import ServerConfig, running
 from arena.games import make_game
-from arena.server.app import ServerConfig, running
-from arena.server.tournaments import create_tournament
-from arena.server.work import WorkConfig
+from arena.node.tournaments import create_tournament
+from arena.node.work import WorkConfig
 from arena.store import Store, open_redis
 from arena.store.ratings import RatingStore
 from arena.store.tournaments import TournamentStore

@@ -8,7 +8,7 @@ import grpc
 import pytest
 
 from arena.games import make_game
-from arena.server.work import WorkConfig
+from arena.node.work import WorkConfig
 from arena.store.work import WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb

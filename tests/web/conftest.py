@@ -24,7 +24,7 @@ import pytest
 import redis
 
 from arena.match import Clock
-from arena.server.work import WorkConfig
+from arena.node.work import WorkConfig
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.server.conftest import ADMIN, Arena, RandomBot, RawBot, bearer, start_arena

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
-from arena.server import convert
 from arena.web.data import move_text
+from arena.wire import convert
 from tests.web.conftest import ARTIFACTS, MINUS, TOURNAMENT, WebArena, hold_live_match
 
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from arena.server.work import WorkConfig
+from arena.node.work import WorkConfig
 from arena.store.work import Delivery
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb

@@ -176,7 +176,8 @@ def ab_test(
     matches. Exits 0 when H1 is accepted (A is better by the margin), 1 when H0 is, 3 when
     --max-deals ran out first.
     """
-    from arena.match.abtest import ABTest, Hypotheses, ServerProblem, play_deals
+    from arena.cli.remote_abtest import ServerProblem
+    from arena.match.abtest import ABTest, Hypotheses, play_deals
     from arena.match.seating import check_seatings_per_deal
 
     if field_bot is None:
@@ -240,7 +241,7 @@ def ab_test(
 async def play_on_server(test: Any, max_deals: int, server: str, token: str, progress: Any, parallel: int) -> None:
     import grpc
 
-    from arena.match.abtest import play_deals_on_server
+    from arena.cli.remote_abtest import play_deals_on_server
     from arena.v1 import arena_service_pb2_grpc as api_grpc
 
     async with grpc.aio.insecure_channel(server) as channel:
@@ -449,10 +450,10 @@ def serve(
     or made and printed once on first start. A password for --redis-url goes in the URL,
     e.g. redis://:PASSWORD@host:6379/0.
     """
-    from arena.hosted.manager import UNSAFE_ENV
+    from arena.app import ConfigError
+    from arena.cli.serve import CommandError, run_server
     from arena.match import Clock
-    from arena.server.app import ConfigError
-    from arena.server.commands import CommandError, run_server
+    from arena.node.hosted import UNSAFE_ENV
 
     if unsafe_no_sandbox:
         os.environ[UNSAFE_ENV] = "1"
@@ -498,8 +499,8 @@ def match_create(
     token: str,
 ) -> None:
     """Start a match between bots connected to the server; prints its id."""
+    from arena.cli.serve import CommandError, create_match
     from arena.match import Clock
-    from arena.server.commands import CommandError, create_match
 
     names = [name.strip() for name in seats.split(",") if name.strip()]
     clock = Clock(per_move_ms / 1000, bank_ms / 1000) if per_move_ms else None
@@ -828,10 +829,10 @@ def demo(data_dir: Path | None, port: int, quick: bool, stay: bool, http_port: i
     processes on the ladder, runs a rated round-robin tournament of friday13 and one of amigo13,
     and prints their tables and the leaderboards.
     """
-    from arena.server.demo import run_demo
+    from arena.cli.demo import run_demo
 
     try:
-        asyncio.run(run_demo(data_dir, port, quick, stay, console, http_port))
+        asyncio.run(run_demo(data_dir, port, quick, stay, console, http_port, print_tournament))
     except KeyboardInterrupt:
         console.print("demo: stopped")
     except (OSError, RuntimeError, TimeoutError) as problem:

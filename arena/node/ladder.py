@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.matchmaking import Matchmaker, QualitySchedule, Table, WaitingEntry
+from arena.node.matches import MatchError, MatchHost
+from arena.node.sessions import Session, SessionRegistry
+from arena.node.tasks import cancel_and_wait
+from arena.node.work import submit_match
 from arena.ratings import ResultRecord
-from arena.server.matches import MatchError, MatchHost
-from arena.server.sessions import Session, SessionRegistry
-from arena.server.tasks import cancel_and_wait
-from arena.server.work import submit_match
 from arena.store import MatchRecord
 from arena.store.ladder import LadderStore, Ticket
 from arena.store.ratings import RatingStore

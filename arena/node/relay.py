@@ -23,14 +23,14 @@ from redis.asyncio import Redis
 
 from arena.games.base import Action, Game
 from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatTimeout
-from arena.server import convert
-from arena.server.remote_seat import legal_actions_of
-from arena.server.sessions import SessionRegistry
+from arena.node.remote_seat import legal_actions_of
+from arena.node.sessions import SessionRegistry
 from arena.store import keys
 from arena.store.embedded import READ_CHUNK
 from arena.store.outage import patiently
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import messages_pb2 as pb
+from arena.wire import convert
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from arena.bots import BOTS
 from arena.match.local import match_seed
+from arena.node.matches import BUILTIN_PREFIX
 from arena.ratings import Rating, ResultRecord
-from arena.server.matches import BUILTIN_PREFIX
 from arena.store import Store
 from arena.store.ratings import RatingStore
 from arena.store.store import now_ms

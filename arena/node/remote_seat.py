@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from arena.games.base import Action, Game
 from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat
-from arena.server import convert
-from arena.server.sessions import Session
+from arena.node.sessions import Session
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import messages_pb2 as pb
+from arena.wire import convert
 
 
 class RemoteSeat(Seat):

@@ -27,10 +27,10 @@ from pathlib import Path
 
 from arena.hosted.package import PackageError, unpack
 from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
-from arena.hosted.submit import ValidationConfig
-from arena.server.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
-from arena.server.sessions import Session, SessionRegistry
-from arena.server.tasks import cancel_and_wait
+from arena.node.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
+from arena.node.sessions import Session, SessionRegistry
+from arena.node.submissions import ValidationConfig
+from arena.node.tasks import cancel_and_wait
 from arena.store import Store
 from arena.store.hosted import HostedRun, HostedStore, HostedVersion
 from arena.store.store import now_ms

@@ -16,16 +16,16 @@ from arena.bots import BOTS, make_bot
 from arena.games import Game, GameError
 from arena.games.base import Action, State, seed_commitment
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
+from arena.node.relay import RelaySeat, RemoteSession, find_sessions
+from arena.node.remote_seat import RemoteSeat
+from arena.node.sessions import Session, SessionRegistry
+from arena.node.tasks import cancel_and_wait
 from arena.ratings import ResultRecord
-from arena.server import convert
-from arena.server.relay import RelaySeat, RemoteSession, find_sessions
-from arena.server.remote_seat import RemoteSeat
-from arena.server.sessions import Session, SessionRegistry
-from arena.server.tasks import cancel_and_wait
 from arena.store import MatchRecord, Store
 from arena.store.store import now_ms
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
+from arena.wire import convert
 
 log = logging.getLogger(__name__)
 

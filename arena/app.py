@@ -19,16 +19,16 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis.asyncio import Redis
 
-from arena.hosted.manager import HostedConfig, HostedManager
 from arena.hosted.sandbox import detect
 from arena.match import Clock
+from arena.node.hosted import HostedConfig, HostedManager
+from arena.node.ladder import Ladder, LadderConfig
+from arena.node.matches import MatchHost
+from arena.node.sessions import Limits, SessionRegistry
+from arena.node.tournaments import TournamentProgress
+from arena.node.work import WorkConfig, WorkHost, node_name
 from arena.ratings import ResultRecord
-from arena.server.ladder import Ladder, LadderConfig
-from arena.server.matches import MatchHost
 from arena.server.service import ArenaServicer, BotServicer
-from arena.server.sessions import Limits, SessionRegistry
-from arena.server.tournaments import TournamentProgress
-from arena.server.work import WorkConfig, WorkHost, node_name
 from arena.store import Store, open_redis
 from arena.store.embedded import blocking_client, redacted
 from arena.store.ladder import LadderStore

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from arena.games import game_names, make_game
 from arena.hosted.package import MAX_BYTES, PackageError, inspect, megabytes
 from arena.match import Clock
-from arena.server.work import submit_match
+from arena.node.work import submit_match
 from arena.store import NotFound, Principal, Store, StoreError
 from arena.store.hosted import HostedRun, HostedStore, HostedVersion, NotYourBot
 from arena.store.ratings import RatingStore

@@ -22,11 +22,11 @@ from typing import Any
 from arena.games import GameError, make_game
 from arena.games.base import Action, State
 from arena.match import Clock
+from arena.node.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
+from arena.node.relay import Relay, find_sessions
+from arena.node.remote_seat import RemoteSeat
+from arena.node.tasks import cancel_and_wait
 from arena.ratings import ResultRecord
-from arena.server.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
-from arena.server.relay import Relay, find_sessions
-from arena.server.remote_seat import RemoteSeat
-from arena.server.tasks import cancel_and_wait
 from arena.store import MatchRecord, Store
 from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import grpc
 
+from arena.app import ServerConfig, config_from_env, serve
 from arena.match import Clock
-from arena.server.app import ServerConfig, config_from_env, serve
-from arena.server.ladder import LadderConfig, LadderError, parse_sizes
-from arena.server.sessions import Limits
+from arena.node.ladder import LadderConfig, LadderError, parse_sizes
+from arena.node.sessions import Limits
 from arena.store import RedisUnavailable
 from arena.store.embedded import redacted
 from arena.v1 import arena_service_pb2 as api_pb

@@ -24,18 +24,19 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.hosted import submit as hosted_api
+from arena.app import RunningServer, ServerConfig, running
 from arena.hosted.package import pack
-from arena.hosted.submit import ValidationConfig
 from arena.matchmaking import QualitySchedule
-from arena.server.app import RunningServer, ServerConfig, running
-from arena.server.ladder import DEFAULT_SIZES, LadderConfig
-from arena.server.tournaments import create_tournament, live_table
+from arena.node import submissions as hosted_api
+from arena.node.ladder import DEFAULT_SIZES, LadderConfig
+from arena.node.submissions import ValidationConfig
+from arena.node.tournaments import create_tournament, live_table
 from arena.store import NameTaken, Store, open_redis
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.tournaments import TournamentStore
@@ -240,10 +241,15 @@ def default_max_matches() -> int:
 
 
 async def run_demo(
-    data_dir: Path | None, port: int, quick: bool, stay: bool, console: Console, http_port: int | None = None
+    data_dir: Path | None,
+    port: int,
+    quick: bool,
+    stay: bool,
+    console: Console,
+    http_port: int | None = None,
+    print_tournament: Callable[[dict[str, Any], str], None] | None = None,
 ) -> None:
-    from arena.cli import print_tournament
-
+    """The demo; `print_tournament` shows a finished tournament's table (the CLI's, by default none)."""
     bots = demo_bots(lambda line: console.print(line))
     async with demo_server(data_dir, port, http_port) as (arena, where):
         console.print(f"demo: arena serving on {arena.address} (embedded Redis, data in {where})")
@@ -276,7 +282,8 @@ async def run_demo(
             console.print(f"demo: {sum(spec.total_matches for spec in specs)} tournament matches in "
                           f"{time.perf_counter() - started:.1f} s")  # fmt: skip
             for table in tables:
-                print_tournament(table.to_dict(), table.spec.build_game().score_name)
+                if print_tournament is not None:
+                    print_tournament(table.to_dict(), table.spec.build_game().score_name)
             if not quick:
                 played_before = rated_before + sum(spec.total_matches for spec in specs)
                 with console.status("demo: the ladder plays rated tables of three between the Python bots"):

@@ -1,0 +1,3 @@
+from arena.cli.commands import main
+
+main()
