@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/v1/messages.proto\x12\x08\x61rena.v1\"L\n\x08GameSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12\x0f\n\x07\x65\x64ition\x18\x03 \x01(\t\x12\x10\n\x08scenario\x18\x04 \x01(\t\"\'\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0c\n\x04text\x18\x02 \x01(\t\"#\n\x04\x43\x61rd\x12\x0c\n\x04suit\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r\"B\n\x04Pile\x12\x0c\n\x04suit\x18\x01 \x01(\t\x12\x1d\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x0e.arena.v1.Card\x12\r\n\x05total\x18\x03 \x01(\r\")\n\x08\x43\x61rdList\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Card\"D\n\x08\x43\x61rdMove\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.arena.v1.Card\x12\x0c\n\x04pile\x18\x03 \x01(\t\"#\n\x0eRoundPenalties\x12\x11\n\tpenalties\x18\x01 \x03(\x05\"\x86\x03\n\x0f\x43\x61rdObservation\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06rounds\x18\x02 \x01(\r\x12\x14\n\x0c\x66irst_player\x18\x03 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x04 \x01(\r\x12\x16\n\x0e\x63urrent_player\x18\x05 \x01(\r\x12\x1c\n\x04hand\x18\x06 \x03(\x0b\x32\x0e.arena.v1.Card\x12\x1d\n\x05piles\x18\x07 \x03(\x0b\x32\x0e.arena.v1.Pile\x12\x12\n\nhand_sizes\x18\x08 \x03(\r\x12\x16\n\x0e\x64raw_pile_size\x18\t \x01(\r\x12\x12\n\ndummy_size\x18\n \x01(\r\x12%\n\tcollected\x18\x0b \x03(\x0b\x32\x12.arena.v1.CardList\x12!\n\x05moves\x18\x0c \x03(\x0b\x32\x12.arena.v1.CardMove\x12\x0e\n\x06scores\x18\r \x03(\x05\x12\x31\n\x0fround_penalties\x18\x0e \x03(\x0b\x32\x18.arena.v1.RoundPenalties\x12\x0c\n\x04seat\x18\x0f \x01(\x05\"k\n\x05\x46ield\x12\x0e\n\x06square\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.arena.v1.FieldKind\x12\x1e\n\x05piece\x18\x03 \x01(\x0e\x32\x0f.arena.v1.Piece\x12\x0f\n\x07movable\x18\x04 \x01(\x08\"\xb7\x02\n\x12\x42oard13Observation\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12\x1f\n\x06\x66ields\x18\x02 \x03(\x0b\x32\x0f.arena.v1.Field\x12\x10\n\x08reserves\x18\x03 \x03(\r\x12\x0f\n\x07toppled\x18\x04 \x03(\r\x12\x0b\n\x03ply\x18\x05 \x01(\r\x12\x11\n\tply_limit\x18\x06 \x01(\r\x12\x16\n\x0e\x63urrent_player\x18\x07 \x01(\r\x12\x0e\n\x06passes\x18\x08 \x01(\r\x12\x18\n\x10\x63\x61pture_diagonal\x18\t \x01(\x08\x12\x0c\n\x04goal\x18\n \x01(\t\x12\x17\n\x0fneutral_toppled\x18\x0b \x03(\r\x12$\n\x05moves\x18\x0c \x03(\x0b\x32\x15.arena.v1.Board13Move\x12\x0e\n\x06scores\x18\r \x03(\x05\x12\x0c\n\x04seat\x18\x0e \x01(\x05\"<\n\x0b\x42oard13Move\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\taction_id\x18\x02 \x01(\r\x12\x0c\n\x04text\x18\x03 \x01(\t\"r\n\x0bObservation\x12*\n\x05\x63\x61rds\x18\x01 \x01(\x0b\x32\x19.arena.v1.CardObservationH\x00\x12/\n\x07\x62oard13\x18\x02 \x01(\x0b\x32\x1c.arena.v1.Board13ObservationH\x00\x42\x06\n\x04game\"-\n\x05\x43lock\x12\x13\n\x0bper_move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xd9\x01\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12 \n\x04game\x18\x02 \x01(\x0b\x32\x12.arena.v1.GameSpec\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12\r\n\x05ranks\x18\x05 \x03(\r\x12*\n\x0btermination\x18\x06 \x01(\x0e\x32\x15.arena.v1.Termination\x12\x12\n\nstarted_ms\x18\x07 \x01(\x03\x12\x10\n\x08\x65nded_ms\x18\x08 \x01(\x03\x12\x15\n\rtournament_id\x18\t \x01(\t*\xa1\x01\n\x05Piece\x12\x15\n\x11PIECE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bPIECE_EMPTY\x10\x01\x12\x0f\n\x0bPIECE_BLACK\x10\x02\x12\x0f\n\x0bPIECE_WHITE\x10\x03\x12\x1a\n\x16PIECE_NEUTRAL_MONUMENT\x10\x04\x12\x18\n\x14PIECE_BLACK_MONUMENT\x10\x05\x12\x18\n\x14PIECE_WHITE_MONUMENT\x10\x06*u\n\tFieldKind\x12\x1a\n\x16\x46IELD_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46IELD_KIND_NEUTRAL\x10\x01\x12\x19\n\x15\x46IELD_KIND_BLACK_ONLY\x10\x02\x12\x19\n\x15\x46IELD_KIND_WHITE_ONLY\x10\x03*t\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x16\n\x12TERMINATION_NORMAL\x10\x01\x12\x17\n\x13TERMINATION_FORFEIT\x10\x02\x12\x17\n\x13TERMINATION_ABORTED\x10\x03\x42&P\x01Z\"thirteenarena/gen/arena/v1;arenav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/v1/messages.proto\x12\x08\x61rena.v1\"\xab\x01\n\x08GameSpec\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12\x0f\n\x07\x65\x64ition\x18\x03 \x01(\t\x12\x10\n\x08scenario\x18\x04 \x01(\t\x12.\n\x06params\x18\x05 \x03(\x0b\x32\x1e.arena.v1.GameSpec.ParamsEntry\x1a-\n\x0bParamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\'\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0c\n\x04text\x18\x02 \x01(\t\"#\n\x04\x43\x61rd\x12\x0c\n\x04suit\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r\"B\n\x04Pile\x12\x0c\n\x04suit\x18\x01 \x01(\t\x12\x1d\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x0e.arena.v1.Card\x12\r\n\x05total\x18\x03 \x01(\r\")\n\x08\x43\x61rdList\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Card\"D\n\x08\x43\x61rdMove\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.arena.v1.Card\x12\x0c\n\x04pile\x18\x03 \x01(\t\"#\n\x0eRoundPenalties\x12\x11\n\tpenalties\x18\x01 \x03(\x05\"\x86\x03\n\x0f\x43\x61rdObservation\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06rounds\x18\x02 \x01(\r\x12\x14\n\x0c\x66irst_player\x18\x03 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x04 \x01(\r\x12\x16\n\x0e\x63urrent_player\x18\x05 \x01(\r\x12\x1c\n\x04hand\x18\x06 \x03(\x0b\x32\x0e.arena.v1.Card\x12\x1d\n\x05piles\x18\x07 \x03(\x0b\x32\x0e.arena.v1.Pile\x12\x12\n\nhand_sizes\x18\x08 \x03(\r\x12\x16\n\x0e\x64raw_pile_size\x18\t \x01(\r\x12\x12\n\ndummy_size\x18\n \x01(\r\x12%\n\tcollected\x18\x0b \x03(\x0b\x32\x12.arena.v1.CardList\x12!\n\x05moves\x18\x0c \x03(\x0b\x32\x12.arena.v1.CardMove\x12\x0e\n\x06scores\x18\r \x03(\x05\x12\x31\n\x0fround_penalties\x18\x0e \x03(\x0b\x32\x18.arena.v1.RoundPenalties\x12\x0c\n\x04seat\x18\x0f \x01(\x05\"k\n\x05\x46ield\x12\x0e\n\x06square\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.arena.v1.FieldKind\x12\x1e\n\x05piece\x18\x03 \x01(\x0e\x32\x0f.arena.v1.Piece\x12\x0f\n\x07movable\x18\x04 \x01(\x08\"\xb7\x02\n\x12\x42oard13Observation\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12\x1f\n\x06\x66ields\x18\x02 \x03(\x0b\x32\x0f.arena.v1.Field\x12\x10\n\x08reserves\x18\x03 \x03(\r\x12\x0f\n\x07toppled\x18\x04 \x03(\r\x12\x0b\n\x03ply\x18\x05 \x01(\r\x12\x11\n\tply_limit\x18\x06 \x01(\r\x12\x16\n\x0e\x63urrent_player\x18\x07 \x01(\r\x12\x0e\n\x06passes\x18\x08 \x01(\r\x12\x18\n\x10\x63\x61pture_diagonal\x18\t \x01(\x08\x12\x0c\n\x04goal\x18\n \x01(\t\x12\x17\n\x0fneutral_toppled\x18\x0b \x03(\r\x12$\n\x05moves\x18\x0c \x03(\x0b\x32\x15.arena.v1.Board13Move\x12\x0e\n\x06scores\x18\r \x03(\x05\x12\x0c\n\x04seat\x18\x0e \x01(\x05\"<\n\x0b\x42oard13Move\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\taction_id\x18\x02 \x01(\r\x12\x0c\n\x04text\x18\x03 \x01(\t\"\"\n\x12GenericObservation\x12\x0c\n\x04json\x18\x01 \x01(\t\"\xa3\x01\n\x0bObservation\x12*\n\x05\x63\x61rds\x18\x01 \x01(\x0b\x32\x19.arena.v1.CardObservationH\x00\x12/\n\x07\x62oard13\x18\x02 \x01(\x0b\x32\x1c.arena.v1.Board13ObservationH\x00\x12/\n\x07generic\x18\x03 \x01(\x0b\x32\x1c.arena.v1.GenericObservationH\x00\x42\x06\n\x04game\"-\n\x05\x43lock\x12\x13\n\x0bper_move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xd9\x01\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12 \n\x04game\x18\x02 \x01(\x0b\x32\x12.arena.v1.GameSpec\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12\r\n\x05ranks\x18\x05 \x03(\r\x12*\n\x0btermination\x18\x06 \x01(\x0e\x32\x15.arena.v1.Termination\x12\x12\n\nstarted_ms\x18\x07 \x01(\x03\x12\x10\n\x08\x65nded_ms\x18\x08 \x01(\x03\x12\x15\n\rtournament_id\x18\t \x01(\t*\xa1\x01\n\x05Piece\x12\x15\n\x11PIECE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bPIECE_EMPTY\x10\x01\x12\x0f\n\x0bPIECE_BLACK\x10\x02\x12\x0f\n\x0bPIECE_WHITE\x10\x03\x12\x1a\n\x16PIECE_NEUTRAL_MONUMENT\x10\x04\x12\x18\n\x14PIECE_BLACK_MONUMENT\x10\x05\x12\x18\n\x14PIECE_WHITE_MONUMENT\x10\x06*u\n\tFieldKind\x12\x1a\n\x16\x46IELD_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46IELD_KIND_NEUTRAL\x10\x01\x12\x19\n\x15\x46IELD_KIND_BLACK_ONLY\x10\x02\x12\x19\n\x15\x46IELD_KIND_WHITE_ONLY\x10\x03*t\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x16\n\x12TERMINATION_NORMAL\x10\x01\x12\x17\n\x13TERMINATION_FORFEIT\x10\x02\x12\x17\n\x13TERMINATION_ABORTED\x10\x03\x42&P\x01Z\"thirteenarena/gen/arena/v1;arenav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,38 +32,44 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.messages_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'P\001Z\"thirteenarena/gen/arena/v1;arenav1'
-  _globals['_PIECE']._serialized_start=1673
-  _globals['_PIECE']._serialized_end=1834
-  _globals['_FIELDKIND']._serialized_start=1836
-  _globals['_FIELDKIND']._serialized_end=1953
-  _globals['_TERMINATION']._serialized_start=1955
-  _globals['_TERMINATION']._serialized_end=2071
-  _globals['_GAMESPEC']._serialized_start=37
-  _globals['_GAMESPEC']._serialized_end=113
-  _globals['_LEGALACTION']._serialized_start=115
-  _globals['_LEGALACTION']._serialized_end=154
-  _globals['_CARD']._serialized_start=156
-  _globals['_CARD']._serialized_end=191
-  _globals['_PILE']._serialized_start=193
-  _globals['_PILE']._serialized_end=259
-  _globals['_CARDLIST']._serialized_start=261
-  _globals['_CARDLIST']._serialized_end=302
-  _globals['_CARDMOVE']._serialized_start=304
-  _globals['_CARDMOVE']._serialized_end=372
-  _globals['_ROUNDPENALTIES']._serialized_start=374
-  _globals['_ROUNDPENALTIES']._serialized_end=409
-  _globals['_CARDOBSERVATION']._serialized_start=412
-  _globals['_CARDOBSERVATION']._serialized_end=802
-  _globals['_FIELD']._serialized_start=804
-  _globals['_FIELD']._serialized_end=911
-  _globals['_BOARD13OBSERVATION']._serialized_start=914
-  _globals['_BOARD13OBSERVATION']._serialized_end=1225
-  _globals['_BOARD13MOVE']._serialized_start=1227
-  _globals['_BOARD13MOVE']._serialized_end=1287
-  _globals['_OBSERVATION']._serialized_start=1289
-  _globals['_OBSERVATION']._serialized_end=1403
-  _globals['_CLOCK']._serialized_start=1405
-  _globals['_CLOCK']._serialized_end=1450
-  _globals['_MATCHSUMMARY']._serialized_start=1453
-  _globals['_MATCHSUMMARY']._serialized_end=1670
+  _globals['_GAMESPEC_PARAMSENTRY']._loaded_options = None
+  _globals['_GAMESPEC_PARAMSENTRY']._serialized_options = b'8\001'
+  _globals['_PIECE']._serialized_start=1855
+  _globals['_PIECE']._serialized_end=2016
+  _globals['_FIELDKIND']._serialized_start=2018
+  _globals['_FIELDKIND']._serialized_end=2135
+  _globals['_TERMINATION']._serialized_start=2137
+  _globals['_TERMINATION']._serialized_end=2253
+  _globals['_GAMESPEC']._serialized_start=38
+  _globals['_GAMESPEC']._serialized_end=209
+  _globals['_GAMESPEC_PARAMSENTRY']._serialized_start=164
+  _globals['_GAMESPEC_PARAMSENTRY']._serialized_end=209
+  _globals['_LEGALACTION']._serialized_start=211
+  _globals['_LEGALACTION']._serialized_end=250
+  _globals['_CARD']._serialized_start=252
+  _globals['_CARD']._serialized_end=287
+  _globals['_PILE']._serialized_start=289
+  _globals['_PILE']._serialized_end=355
+  _globals['_CARDLIST']._serialized_start=357
+  _globals['_CARDLIST']._serialized_end=398
+  _globals['_CARDMOVE']._serialized_start=400
+  _globals['_CARDMOVE']._serialized_end=468
+  _globals['_ROUNDPENALTIES']._serialized_start=470
+  _globals['_ROUNDPENALTIES']._serialized_end=505
+  _globals['_CARDOBSERVATION']._serialized_start=508
+  _globals['_CARDOBSERVATION']._serialized_end=898
+  _globals['_FIELD']._serialized_start=900
+  _globals['_FIELD']._serialized_end=1007
+  _globals['_BOARD13OBSERVATION']._serialized_start=1010
+  _globals['_BOARD13OBSERVATION']._serialized_end=1321
+  _globals['_BOARD13MOVE']._serialized_start=1323
+  _globals['_BOARD13MOVE']._serialized_end=1383
+  _globals['_GENERICOBSERVATION']._serialized_start=1385
+  _globals['_GENERICOBSERVATION']._serialized_end=1419
+  _globals['_OBSERVATION']._serialized_start=1422
+  _globals['_OBSERVATION']._serialized_end=1585
+  _globals['_CLOCK']._serialized_start=1587
+  _globals['_CLOCK']._serialized_end=1632
+  _globals['_MATCHSUMMARY']._serialized_start=1635
+  _globals['_MATCHSUMMARY']._serialized_end=1852
 # @@protoc_insertion_point(module_scope)

@@ -47,16 +47,25 @@ TERMINATION_FORFEIT: Termination
 TERMINATION_ABORTED: Termination
 
 class GameSpec(_message.Message):
-    __slots__ = ("game", "players", "edition", "scenario")
+    __slots__ = ("game", "players", "edition", "scenario", "params")
+    class ParamsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     GAME_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     EDITION_FIELD_NUMBER: _ClassVar[int]
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
     game: str
     players: int
     edition: str
     scenario: str
-    def __init__(self, game: _Optional[str] = ..., players: _Optional[int] = ..., edition: _Optional[str] = ..., scenario: _Optional[str] = ...) -> None: ...
+    params: _containers.ScalarMap[str, str]
+    def __init__(self, game: _Optional[str] = ..., players: _Optional[int] = ..., edition: _Optional[str] = ..., scenario: _Optional[str] = ..., params: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("id", "text")
@@ -194,13 +203,21 @@ class Board13Move(_message.Message):
     text: str
     def __init__(self, seat: _Optional[int] = ..., action_id: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
 
+class GenericObservation(_message.Message):
+    __slots__ = ("json",)
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    json: str
+    def __init__(self, json: _Optional[str] = ...) -> None: ...
+
 class Observation(_message.Message):
-    __slots__ = ("cards", "board13")
+    __slots__ = ("cards", "board13", "generic")
     CARDS_FIELD_NUMBER: _ClassVar[int]
     BOARD13_FIELD_NUMBER: _ClassVar[int]
+    GENERIC_FIELD_NUMBER: _ClassVar[int]
     cards: CardObservation
     board13: Board13Observation
-    def __init__(self, cards: _Optional[_Union[CardObservation, _Mapping]] = ..., board13: _Optional[_Union[Board13Observation, _Mapping]] = ...) -> None: ...
+    generic: GenericObservation
+    def __init__(self, cards: _Optional[_Union[CardObservation, _Mapping]] = ..., board13: _Optional[_Union[Board13Observation, _Mapping]] = ..., generic: _Optional[_Union[GenericObservation, _Mapping]] = ...) -> None: ...
 
 class Clock(_message.Message):
     __slots__ = ("per_move_ms", "bank_ms")
