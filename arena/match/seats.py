@@ -61,11 +61,6 @@ class MoveRequest:
             self._observation = self._state.observation(self.seat)
         return self._observation
 
-    def freeze(self) -> MoveRequest:
-        """Compute the observation now, so the request survives later moves of the match."""
-        _ = self.observation
-        return self
-
 
 @dataclass(frozen=True)
 class MatchEnd:

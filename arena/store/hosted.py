@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
 from arena.store import keys
+from arena.store.codec import compact_json, text, text_fields
 from arena.store.store import HOSTED_TOKEN_PREFIX, NotFound, StoreError, now_ms, token_hash
 
 RUNS_KEPT = 50
@@ -57,7 +58,7 @@ class HostedRun:
     node: str
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        return compact_json(asdict(self))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> HostedRun:
@@ -66,14 +67,18 @@ class HostedRun:
         return cls(**data)
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _version(data: dict[Any, Any]) -> HostedVersion:
-    text = {_text(key): _text(value) for key, value in data.items() if _text(key) != "package"}
-    return HostedVersion(int(text["version"]), text["sha256"], int(text["size"]), text["run"], text["status"],
-                         text.get("reason", ""), int(text["created_ms"]), text.get("match_id", ""))  # fmt: skip
+    fields = text_fields({name: value for name, value in data.items() if text(name) != "package"})
+    return HostedVersion(
+        int(fields["version"]),
+        fields["sha256"],
+        int(fields["size"]),
+        fields["run"],
+        fields["status"],
+        fields.get("reason", ""),
+        int(fields["created_ms"]),
+        fields.get("match_id", ""),
+    )
 
 
 class HostedStore:
@@ -114,8 +119,10 @@ class HostedStore:
                     await pipe.watch(keys.hosted(bot))
                     active = int(await pipe.hget(keys.hosted(bot), "active") or 0)
                     pipe.multi()  # type: ignore[no-untyped-call]
-                    pipe.hset(keys.hosted_version(bot, version), mapping={"status": FAILED if reason else OK,
-                                                                           "reason": reason})  # fmt: skip
+                    pipe.hset(
+                        keys.hosted_version(bot, version),
+                        mapping={"status": FAILED if reason else OK, "reason": reason},
+                    )
                     if not reason and version > active:
                         pipe.hset(keys.hosted(bot), "active", version)
                     await pipe.execute()

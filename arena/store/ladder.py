@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
 from arena.store import keys
+from arena.store.codec import compact_json, text
 
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -51,7 +52,7 @@ class Ticket:
 
     def to_json(self) -> str:
         data = {"bot": self.bot, "session": self.session, "node": self.node, "since": self.since}
-        return json.dumps(data, separators=(",", ":"))
+        return compact_json(data)
 
     @classmethod
     def from_json(cls, ticket: str, text: str | bytes) -> Ticket:
@@ -66,10 +67,6 @@ def ticket_id(session: str, slot: int) -> str:
 def _after(before: str, after: str) -> str:
     """The field of `keys.ladder_after` for `after` sitting directly after `before`; bot names never hold ">"."""
     return f"{before}>{after}"
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 class LadderStore:
@@ -97,7 +94,7 @@ class LadderStore:
     async def tickets(self, game: str) -> list[Ticket]:
         """The game's queue, longest-waiting first."""
         stored = await self.redis.hgetall(keys.ladder_queue(game))
-        found = [Ticket.from_json(_text(name), value) for name, value in stored.items()]
+        found = [Ticket.from_json(text(name), value) for name, value in stored.items()]
         return sorted(found, key=lambda entry: (entry.since, entry.ticket))
 
     async def take(self, game: str, tickets: Sequence[str]) -> bool:
@@ -172,4 +169,4 @@ class LadderStore:
 
     async def lock_holder(self, game: str) -> str | None:
         holder = await self.redis.get(keys.ladder_lock(game))
-        return _text(cast(bytes, holder)) if holder is not None else None
+        return text(cast(bytes, holder)) if holder is not None else None

@@ -24,6 +24,7 @@ from arena.ratings import BotRating, HistoryEntry, RatingBook, RatingModel, Rati
 from arena.ratings import apply_result as compute_update
 from arena.ratings import recompute as recompute_book
 from arena.store import keys
+from arena.store.codec import compact_json, text, text_fields, text_or_empty
 
 MAX_ATTEMPTS = 50
 """Reads and computations of one result before `apply` gives up (only under heavy contention)."""
@@ -88,12 +89,6 @@ class Prepared:
     """Per rated bot, the stored "mu|sigma|games" the update was computed from ('' if it had none)."""
 
 
-def _text(value: bytes | str | None) -> str:
-    if value is None:
-        return ""
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _number(value: float) -> str:
     return repr(float(value))
 
@@ -110,7 +105,7 @@ class RatingStore:
     async def model(self, game: str) -> RatingModel:
         """The game's TrueSkill parameters: the stored ones, else the defaults."""
         stored = await self.redis.hgetall(keys.rating_model(game))
-        return RatingModel.from_dict({_text(name): float(_text(value)) for name, value in stored.items()})
+        return RatingModel.from_dict({name: float(value) for name, value in text_fields(stored).items()})
 
     def set_model(self, game: str, model: RatingModel, pipe: Pipeline) -> None:
         """Queue the replacement of the game's parameters on `pipe` (part of a recompute)."""
@@ -127,7 +122,7 @@ class RatingStore:
                     stored = await pipe.hgetall(keys.rating(game, bot))
                     if not stored:
                         return None
-                    row = BotRating.from_dict(bot, {_text(name): _text(value) for name, value in stored.items()})
+                    row = BotRating.from_dict(bot, text_fields(stored))
                     rating = model.widened(row.rating)
                     widened = BotRating(bot, rating.mu, rating.sigma, row.games)
                     pipe.multi()  # type: ignore[no-untyped-call]
@@ -169,8 +164,10 @@ class RatingStore:
             if mu is None:
                 seen[name] = ""
                 continue
-            seen[name] = f"{_text(mu)}|{_text(sigma)}|{_text(games)}"
-            current[name] = BotRating.from_dict(name, {"mu": _text(mu), "sigma": _text(sigma), "games": _text(games)})
+            seen[name] = f"{text(mu)}|{text_or_empty(sigma)}|{text_or_empty(games)}"
+            current[name] = BotRating.from_dict(
+                name, {"mu": text(mu), "sigma": text_or_empty(sigma), "games": text_or_empty(games)}
+            )
         update = compute_update(current, result, await self.model(game))
         return Prepared(game, result, update, {row.bot: seen[row.bot] for row in update.ratings})
 
@@ -179,11 +176,19 @@ class RatingStore:
         game, update = prepared.game, prepared.update
         last_ms = round(prepared.result.finished_at * 1000)
         script_keys = [keys.results_applied(game), keys.results(game), keys.leaderboard(game)]
-        args: list[str | int] = [update.match_id, json.dumps(prepared.result.to_dict()), len(update.ratings)]
+        args: list[str | int] = [update.match_id, compact_json(prepared.result.to_dict()), len(update.ratings)]
         for row in update.ratings:
             script_keys += [keys.rating(game, row.bot), keys.history(game, row.bot)]
-            args += [row.bot, prepared.seen[row.bot], _number(row.mu), _number(row.sigma), row.games,
-                     _number(row.conservative), last_ms, _number(prepared.result.finished_at)]  # fmt: skip
+            args += [
+                row.bot,
+                prepared.seen[row.bot],
+                _number(row.mu),
+                _number(row.sigma),
+                row.games,
+                _number(row.conservative),
+                last_ms,
+                _number(prepared.result.finished_at),
+            ]
         return int(await self._apply(keys=script_keys, args=args))
 
     async def is_applied(self, game: str, match_id: str) -> bool:
@@ -200,13 +205,15 @@ class RatingStore:
         found: dict[str, BotRating] = {}
         for name, (mu, sigma, games) in zip(names, await pipe.execute(), strict=True):
             if mu is not None:
-                found[name] = BotRating.from_dict(name, {"mu": _text(mu), "sigma": _text(sigma), "games": _text(games)})
+                found[name] = BotRating.from_dict(
+                    name, {"mu": text(mu), "sigma": text_or_empty(sigma), "games": text_or_empty(games)}
+                )
         return found
 
     async def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardRow]:
         """Best first by mu - 3 sigma."""
         stored = await self.redis.zrevrange(keys.leaderboard(game), 0, max(1, limit) - 1)
-        names = [_text(cast(bytes, name)) for name in stored]
+        names = [text(cast(bytes, name)) for name in stored]
         pipe = self.redis.pipeline(transaction=False)
         for name in names:
             pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games", "last_ms"])
@@ -225,11 +232,17 @@ class RatingStore:
         )
         points = []
         for _, fields in reversed(entries):
-            data = {_text(name): _text(value) for name, value in fields.items()}
+            data = text_fields(fields)
             points.append(
-                HistoryEntry(bot, data["match_id"], float(data["mu"]), float(data["sigma"]), int(data["games"]),
-                             float(data["at"]))
-            )  # fmt: skip
+                HistoryEntry(
+                    bot,
+                    data["match_id"],
+                    float(data["mu"]),
+                    float(data["sigma"]),
+                    int(data["games"]),
+                    float(data["at"]),
+                )
+            )
         return points
 
     async def results(self, game: str) -> list[ResultRecord]:
@@ -248,7 +261,7 @@ class RatingStore:
             async with self.redis.pipeline(transaction=True) as pipe:
                 await pipe.watch(keys.results(game), keys.leaderboard(game), keys.rating_model(game))
                 texts = await pipe.lrange(keys.results(game), 0, -1)
-                old = [_text(cast(bytes, name)) for name in await pipe.zrange(keys.leaderboard(game), 0, -1)]
+                old = [text(cast(bytes, name)) for name in await pipe.zrange(keys.leaderboard(game), 0, -1)]
                 use = model or await self._model_on(pipe, game)
                 book = recompute_book((ResultRecord.from_dict(json.loads(text)) for text in texts), use)
                 pipe.multi()  # type: ignore[no-untyped-call]
@@ -264,7 +277,7 @@ class RatingStore:
 
     async def _model_on(self, pipe: Pipeline, game: str) -> RatingModel:
         stored: Mapping[Any, Any] = await pipe.hgetall(keys.rating_model(game))
-        return RatingModel.from_dict({_text(name): float(_text(value)) for name, value in stored.items()})
+        return RatingModel.from_dict({name: float(value) for name, value in text_fields(stored).items()})
 
     def _rewrite(self, game: str, book: RatingBook, old: Sequence[str], pipe: Pipeline) -> None:
         last_ms: dict[str, int] = {}
@@ -274,8 +287,15 @@ class RatingStore:
             pipe.delete(keys.rating(game, name), keys.history(game, name))
         pipe.delete(keys.leaderboard(game), keys.results_applied(game))
         for row in book.ratings.values():
-            pipe.hset(keys.rating(game, row.bot), mapping={"mu": _number(row.mu), "sigma": _number(row.sigma),
-                                                           "games": row.games, "last_ms": last_ms.get(row.bot, 0)})  # fmt: skip
+            pipe.hset(
+                keys.rating(game, row.bot),
+                mapping={
+                    "mu": _number(row.mu),
+                    "sigma": _number(row.sigma),
+                    "games": row.games,
+                    "last_ms": last_ms.get(row.bot, 0),
+                },
+            )
             pipe.zadd(keys.leaderboard(game), {row.bot: row.conservative})
         for entry in book.history:
             pipe.xadd(keys.history(game, entry.bot), {name: str(value) for name, value in entry.to_dict().items()})

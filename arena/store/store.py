@@ -20,6 +20,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
 from arena.store import keys
+from arena.store.codec import compact_json, text, text_fields
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,40}")
 TOKEN_PREFIX = {"admin": "ata_", "owner": "ato_", "bot": "atb_"}
@@ -79,15 +80,11 @@ class MatchRecord:
     tournament_id: str = ""
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        return compact_json(asdict(self))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
         return cls(**json.loads(text))
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def now_ms() -> int:
@@ -168,18 +165,18 @@ class Store:
             launch = await self.redis.get(keys.hosted_token(digest))
             if launch is None:
                 return None
-            bot, _, launch_id = _text(launch).partition(":")
+            bot, _, launch_id = text(launch).partition(":")
             return Principal("bot", bot, launch_id)
         if token.startswith(TOKEN_PREFIX["admin"]):
             stored = await self.redis.hget(keys.ADMIN, "token_hash")
-            return Principal("admin", "admin") if stored and hmac.compare_digest(_text(stored), digest) else None
+            return Principal("admin", "admin") if stored and hmac.compare_digest(text(stored), digest) else None
         owner = await self.redis.get(keys.token(digest))
         if owner is None:
             return None
-        kind, _, name = _text(owner).partition(":")
+        kind, _, name = text(owner).partition(":")
         record_key = keys.owner(name) if kind == "owner" else keys.bot(name)
         stored = await self.redis.hget(record_key, "token_hash")
-        if kind not in ("owner", "bot") or not stored or not hmac.compare_digest(_text(stored), digest):
+        if kind not in ("owner", "bot") or not stored or not hmac.compare_digest(text(stored), digest):
             return None
         return Principal("owner" if kind == "owner" else "bot", name)
 
@@ -196,9 +193,6 @@ class Store:
         if not created:
             raise NameTaken(f"an owner named {name!r} exists already; choose another name")
         return made
-
-    async def owner_exists(self, name: str) -> bool:
-        return bool(await self.redis.sismember(keys.OWNERS, name))
 
     async def register_bot(
         self, owner: str, name: str, games: Sequence[str], language: str = "", description: str = ""
@@ -225,7 +219,7 @@ class Store:
             made = new_token("bot")
             digest = token_hash(made)
             done = await self._rotate_token(
-                keys=[keys.bot(name), keys.token(_text(old)), keys.token(digest)],
+                keys=[keys.bot(name), keys.token(text(old)), keys.token(digest)],
                 args=[old, digest, f"bot:{name}"],
             )
             if done:
@@ -239,7 +233,7 @@ class Store:
     async def list_bots(self, owner: str = "") -> list[BotRecord]:
         names = await self.redis.smembers(keys.owner_bots(owner) if owner else keys.BOTS)
         pipe = self.redis.pipeline(transaction=False)
-        ordered = sorted(_text(name) for name in names)
+        ordered = sorted(text(name) for name in names)
         for name in ordered:
             pipe.hgetall(keys.bot(name))
         return [_bot_record(data) for data in await pipe.execute() if data]
@@ -261,7 +255,7 @@ class Store:
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.match(record.match_id), "summary", record.to_json())
         if replay is not None:
-            pipe.hset(keys.match(record.match_id), "replay", json.dumps(replay, separators=(",", ":")))
+            pipe.hset(keys.match(record.match_id), "replay", compact_json(replay))
         pipe.srem(keys.MATCHES_RUNNING, record.match_id)
         await pipe.execute()
 
@@ -279,7 +273,7 @@ class Store:
         ids = await self.redis.zrevrange(index, 0, -1 if both else limit - 1)
         pipe = self.redis.pipeline(transaction=False)
         for match_id in ids:
-            pipe.hget(keys.match(_text(cast(bytes, match_id))), "summary")
+            pipe.hget(keys.match(text(cast(bytes, match_id))), "summary")
         records = [MatchRecord.from_json(text) for text in await pipe.execute() if text]
         if both:
             records = [record for record in records if record.game == game]
@@ -287,7 +281,7 @@ class Store:
 
     async def abort_running(self) -> list[str]:
         """Mark matches left running by an earlier server process as aborted; returns their ids."""
-        ids = sorted(_text(match_id) for match_id in await self.redis.smembers(keys.MATCHES_RUNNING))
+        ids = sorted(text(match_id) for match_id in await self.redis.smembers(keys.MATCHES_RUNNING))
         for match_id in ids:
             found = await self.get_match(match_id)
             if found is None:
@@ -310,14 +304,14 @@ def list_match(pipe: Pipeline, record: MatchRecord) -> None:
 
 
 def _bot_record(data: Mapping[bytes | str, bytes | str]) -> BotRecord:
-    text = {_text(key): _text(value) for key, value in data.items()}
-    games = tuple(game for game in text.get("games", "").split(",") if game)
+    fields = text_fields(data)
+    games = tuple(game for game in fields.get("games", "").split(",") if game)
     return BotRecord(
-        name=text["name"],
-        owner=text["owner"],
-        kind=text.get("kind", "remote"),
-        language=text.get("language", ""),
+        name=fields["name"],
+        owner=fields["owner"],
+        kind=fields.get("kind", "remote"),
+        language=fields.get("language", ""),
         games=games,
-        description=text.get("description", ""),
-        created_ms=int(text.get("created_ms", "0")),
+        description=fields.get("description", ""),
+        created_ms=int(fields.get("created_ms", "0")),
     )

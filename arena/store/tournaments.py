@@ -25,6 +25,7 @@ from redis.exceptions import WatchError
 
 from arena.ratings import ResultRecord
 from arena.store import keys
+from arena.store.codec import compact_json, text, text_fields
 from arena.store.store import NameTaken, now_ms
 from arena.store.work import MatchOrder, WorkQueue
 from arena.tournaments import AbortNote, Progress, TournamentSpec, tournament_progress
@@ -67,10 +68,6 @@ end
 if running == 0 then redis.call('HSET', KEYS[1], 'finished_ms', ARGV[1]) end
 return {0, cancelled, running}
 """
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 @dataclass(frozen=True)
@@ -120,7 +117,7 @@ class TournamentStore:
                 pipe.hset(
                     key,
                     mapping={
-                        "spec": json.dumps(spec.to_dict(), separators=(",", ":")),
+                        "spec": compact_json(spec.to_dict()),
                         "created_by": created_by,
                         "created_ms": created,
                         "rounds_planned": rounds,
@@ -133,7 +130,7 @@ class TournamentStore:
                 raise NameTaken(f"a tournament named {spec.name!r} was just created; choose another name") from None
 
     async def get(self, name: str) -> TournamentState | None:
-        data = {_text(k): _text(v) for k, v in (await self.redis.hgetall(keys.tournament(name))).items()}
+        data = text_fields(await self.redis.hgetall(keys.tournament(name)))
         if not data:
             return None
         return TournamentState(
@@ -149,7 +146,7 @@ class TournamentStore:
     async def names(self, limit: int = 100) -> list[str]:
         """Tournament names, newest first."""
         names: list[Any] = await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)
-        return [_text(name) for name in names]
+        return [text(name) for name in names]
 
     async def results(self, name: str) -> list[ResultRecord]:
         """The tournament's stored results, every attempt, in match number order (re-runs after their first)."""
@@ -162,9 +159,7 @@ class TournamentStore:
         pipe = self.redis.pipeline(transaction=False)
         for key in (keys.tournament_results, keys.tournament_aborts, keys.tournament_reasons, keys.tournament_starts):
             pipe.hgetall(key(name))
-        stored, aborts, reasons, starts = (
-            {_text(key): _text(value) for key, value in found.items()} for found in await pipe.execute()
-        )
+        stored, aborts, reasons, starts = (text_fields(found) for found in await pipe.execute())
         results = {match_id: ResultRecord.from_dict(json.loads(text)) for match_id, text in stored.items()}
         progress = tournament_progress(
             state.spec,
@@ -208,7 +203,7 @@ class TournamentStore:
 
     async def noted_reason(self, name: str, match_id: str) -> str:
         found = await self.redis.hget(keys.tournament_reasons(name), match_id)
-        return _text(found) if found else ""
+        return text(found) if found else ""
 
     async def record_abort(self, name: str, match_id: str, reason: str, rerun: MatchOrder | None) -> AbortNote:
         """Keep why attempt `match_id` was aborted and queue `rerun` with it (none once cancelled).
@@ -222,11 +217,11 @@ class TournamentStore:
                     await pipe.watch(key, aborts)
                     found = await pipe.hget(aborts, match_id)
                     if found:
-                        return _note(_text(found))
+                        return _note(text(found))
                     cancelled = await pipe.hexists(key, "cancelled_ms")
                     note = AbortNote(reason, rerun.match_id if rerun is not None and not cancelled else "")
                     pipe.multi()  # type: ignore[no-untyped-call]
-                    pipe.hset(aborts, match_id, json.dumps({"reason": note.reason, "rerun": note.rerun}))
+                    pipe.hset(aborts, match_id, compact_json({"reason": note.reason, "rerun": note.rerun}))
                     if rerun is not None and note.rerun:
                         await self.queue.submit([rerun], pipe)
                     await pipe.execute()
@@ -250,7 +245,7 @@ class TournamentStore:
         pipe.hsetnx(starts, order.match_id, STARTED)
         pipe.hget(starts, order.match_id)
         _, mark = await pipe.execute()
-        return mark is None or _text(mark) != CANCELLED
+        return mark is None or text(mark) != CANCELLED
 
     async def cancel(
         self, state: TournamentState, by: str, candidates: Sequence[ResultRecord], aborts_seen: int
@@ -259,19 +254,24 @@ class TournamentStore:
         to be played (their current attempts), chosen when `state` had `aborts_seen` abort notes.
         Those not started are marked cancelled; the others run on. CHANGED: choose again."""
         name = state.spec.name
-        script_keys = [keys.tournament(name), keys.tournament_starts(name), keys.WORK_RESULTS,
-                       keys.tournament_results(name), keys.tournament_aborts(name)]  # fmt: skip
+        script_keys = [
+            keys.tournament(name),
+            keys.tournament_starts(name),
+            keys.WORK_RESULTS,
+            keys.tournament_results(name),
+            keys.tournament_aborts(name),
+        ]
         args: list[str | int] = [now_ms(), by, state.rounds_planned, aborts_seen]
         for result in candidates:
             script_keys.append(keys.match(result.match_id))
-            args += [result.match_id, json.dumps(result.to_dict(), separators=(",", ":"))]
+            args += [result.match_id, compact_json(result.to_dict())]
         status, cancelled, running = await self._cancel(keys=script_keys, args=args)
         return CancelOutcome(int(status), int(cancelled), int(running))
 
     async def marked_cancelled(self, name: str, match_id: str) -> bool:
         """Whether `match_id` was marked cancelled with its tournament before it started."""
         mark = await self.redis.hget(keys.tournament_starts(name), match_id)
-        return mark is not None and _text(mark) == CANCELLED
+        return mark is not None and text(mark) == CANCELLED
 
     async def aborts_noted(self, name: str) -> int:
         return int(await self.redis.hlen(keys.tournament_aborts(name)))

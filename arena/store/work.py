@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 
 from arena.ratings import ResultRecord
 from arena.store import keys
+from arena.store.codec import compact_json, text, text_fields
 from arena.store.store import MatchRecord, list_match
 
 EVENTS_KEPT_MS = 24 * 3600 * 1000
@@ -38,10 +39,6 @@ if new == 1 then
 end
 return new
 """
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,7 @@ class MatchOrder:
     takes a process of that version started for this match alone, never another session of the bot."""
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        return compact_json(asdict(self))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchOrder:
@@ -138,7 +135,7 @@ class WorkQueue:
             reply: Any = await self.redis.xautoclaim(
                 keys.WORK, keys.WORK_GROUP, self.consumer, min_idle_ms, start_id=start, count=count - len(claimed)
             )
-            start = _text(reply[0])
+            start = text(reply[0])
             claimed.extend(_deliveries(reply[1]))
             if start == "0-0":
                 break
@@ -153,10 +150,14 @@ class WorkQueue:
         if not entry_ids:
             return set()
         pending: Any = await self.redis.xpending_range(
-            keys.WORK, keys.WORK_GROUP, min=min(entry_ids, key=_entry_order), max=max(entry_ids, key=_entry_order),
-            count=len(entry_ids) + 1000, consumername=self.consumer,
-        )  # fmt: skip
-        held = {_text(entry["message_id"]) for entry in pending} & set(entry_ids)
+            keys.WORK,
+            keys.WORK_GROUP,
+            min=min(entry_ids, key=_entry_order),
+            max=max(entry_ids, key=_entry_order),
+            count=len(entry_ids) + 1000,
+            consumername=self.consumer,
+        )
+        held = {text(entry["message_id"]) for entry in pending} & set(entry_ids)
         if held:
             claimed: list[Any] = sorted(held)
             await self.redis.xclaim(keys.WORK, keys.WORK_GROUP, self.consumer, 0, claimed, justid=True)
@@ -165,7 +166,7 @@ class WorkQueue:
             owner: Any = await self.redis.xpending_range(
                 keys.WORK, keys.WORK_GROUP, min=entry_id, max=entry_id, count=1
             )
-            if owner and _text(owner[0]["consumer"]) != self.consumer:
+            if owner and text(owner[0]["consumer"]) != self.consumer:
                 lost.add(entry_id)
         return lost
 
@@ -192,7 +193,7 @@ class WorkQueue:
         found = MatchEvents()
         entries: Any = await self.redis.xrange(keys.match_events(match_id))
         for _, fields in entries:
-            data = {_text(key): _text(value) for key, value in fields.items()}
+            data = text_fields(fields)
             if "seed" in data:
                 found.seed = data["seed"]
             elif data.get("a"):
@@ -238,9 +239,9 @@ class WorkQueue:
             keys=[keys.WORK_RESULTS, keys.match(order.match_id), tournament, keys.match_events(order.match_id)],
             args=[
                 order.match_id,
-                json.dumps(result.to_dict(), separators=(",", ":")),
+                compact_json(result.to_dict()),
                 record.to_json(),
-                json.dumps(replay, separators=(",", ":")) if replay is not None else "",
+                compact_json(replay) if replay is not None else "",
                 EVENTS_KEPT_MS,
             ],
         )
@@ -267,6 +268,6 @@ def _deliveries(entries: Iterable[Any]) -> list[Delivery]:
     for entry_id, fields in entries:
         if not fields:
             continue  # deleted meanwhile (Redis 6.2 returns such entries with no fields)
-        data = {_text(key): value for key, value in fields.items()}
-        found.append(Delivery(_text(entry_id), MatchOrder.from_json(data["order"])))
+        data = {text(key): value for key, value in fields.items()}
+        found.append(Delivery(text(entry_id), MatchOrder.from_json(data["order"])))
     return found
