@@ -264,9 +264,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         self, request: api_pb.ListMatchesRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.ListMatchesResponse:
         limit = min(request.limit or 50, MAX_LIST)
-        records = await self.store.list_matches(request.game, request.bot, limit)
-        if request.tournament_id:
-            records = [record for record in records if record.tournament_id == request.tournament_id]
+        records = await self.store.list_matches(request.game, request.bot, limit, request.tournament_id)
         return api_pb.ListMatchesResponse(matches=[summary_to_pb(record) for record in records])
 
     async def WatchMatch(
@@ -413,8 +411,6 @@ def _match_problem(request: api_pb.CreateMatchRequest) -> str:
         parse_seed(request.seed)
     except (GameError, MatchError) as error:
         return str(error)
-    if not convert.supports(game):
-        return f"{game.name} cannot be played over the wire yet"
     if len(seats) != game.players:
         return f"{game.name} for {game.players} players needs {game.players} seats, not {len(seats)}"
     if request.HasField("clock") and request.clock.per_move_ms == 0:

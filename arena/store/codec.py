@@ -7,7 +7,7 @@ replies come as bytes; a pipeline or script may hand back str. These helpers tak
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
@@ -24,6 +24,11 @@ def text_or_empty(value: bytes | str | None) -> str:
 def text_fields(fields: Mapping[Any, Any]) -> dict[str, str]:
     """A hash (HGETALL) or a stream entry's fields as text."""
     return {text(name): text(value) for name, value in fields.items()}
+
+
+def texts(values: Iterable[Any]) -> list[str]:
+    """Members of a set or a sorted set (SMEMBERS, ZRANGE), in the order given, as text."""
+    return [text(value) for value in values]
 
 
 def compact_json(value: Any) -> str:

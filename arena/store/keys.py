@@ -15,6 +15,9 @@
 | arena:matches                    | zset   | match ids by start time (ms)                         |
 | arena:matches:game:{game}        | zset   | the same, per game                                   |
 | arena:matches:bot:{bot}          | zset   | the same, per bot                                    |
+| arena:matches:tournament:{name}  | zset   | the same, per tournament (every attempt of a match)  |
+| arena:matches:tournament-indexed | string | set once the matches stored before the tournament    |
+|                                  |        | index existed were added to it (Store.list_matches)  |
 | arena:matches:running            | set    | ids of matches started and not yet ended             |
 | arena:rating:{game}:{bot}        | hash   | mu, sigma, games, last_ms: the bot's rating          |
 | arena:leaderboard:{game}         | zset   | bot names by mu - 3 sigma                            |
@@ -72,6 +75,7 @@ BOTS = f"{PREFIX}bots"
 MATCH_SEQ = f"{PREFIX}match:seq"
 MATCHES = f"{PREFIX}matches"
 MATCHES_RUNNING = f"{PREFIX}matches:running"
+MATCHES_TOURNAMENT_INDEXED = f"{PREFIX}matches:tournament-indexed"
 
 
 def owner(name: str) -> str:
@@ -100,6 +104,10 @@ def matches_of_game(game: str) -> str:
 
 def matches_of_bot(bot_name: str) -> str:
     return f"{PREFIX}matches:bot:{bot_name}"
+
+
+def matches_of_tournament(name: str) -> str:
+    return f"{PREFIX}matches:tournament:{name}"
 
 
 # -- ratings (arena/store/ratings.py) -------------------------------------------------------------

@@ -24,7 +24,7 @@ from arena.ratings import BotRating, HistoryEntry, RatingBook, RatingModel, Rati
 from arena.ratings import apply_result as compute_update
 from arena.ratings import recompute as recompute_book
 from arena.store import keys
-from arena.store.codec import compact_json, text, text_fields, text_or_empty
+from arena.store.codec import compact_json, text, text_fields, text_or_empty, texts
 
 MAX_ATTEMPTS = 50
 """Reads and computations of one result before `apply` gives up (only under heavy contention)."""
@@ -213,7 +213,7 @@ class RatingStore:
     async def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardRow]:
         """Best first by mu - 3 sigma."""
         stored = await self.redis.zrevrange(keys.leaderboard(game), 0, max(1, limit) - 1)
-        names = [text(cast(bytes, name)) for name in stored]
+        names = texts(stored)
         pipe = self.redis.pipeline(transaction=False)
         for name in names:
             pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games", "last_ms"])
@@ -247,7 +247,9 @@ class RatingStore:
 
     async def results(self, game: str) -> list[ResultRecord]:
         """Every stored result of the game in finishing order (aborted ones too)."""
-        return [ResultRecord.from_dict(json.loads(text)) for text in await self.redis.lrange(keys.results(game), 0, -1)]
+        return [
+            ResultRecord.from_dict(json.loads(result)) for result in await self.redis.lrange(keys.results(game), 0, -1)
+        ]
 
     # -- recomputing -------------------------------------------------------------------------------
 
@@ -260,10 +262,10 @@ class RatingStore:
         for _ in range(MAX_ATTEMPTS):
             async with self.redis.pipeline(transaction=True) as pipe:
                 await pipe.watch(keys.results(game), keys.leaderboard(game), keys.rating_model(game))
-                texts = await pipe.lrange(keys.results(game), 0, -1)
-                old = [text(cast(bytes, name)) for name in await pipe.zrange(keys.leaderboard(game), 0, -1)]
+                stored = await pipe.lrange(keys.results(game), 0, -1)
+                old = texts(await pipe.zrange(keys.leaderboard(game), 0, -1))
                 use = model or await self._model_on(pipe, game)
-                book = recompute_book((ResultRecord.from_dict(json.loads(text)) for text in texts), use)
+                book = recompute_book((ResultRecord.from_dict(json.loads(result)) for result in stored), use)
                 pipe.multi()  # type: ignore[no-untyped-call]
                 self._rewrite(game, book, old, pipe)
                 if model is not None:

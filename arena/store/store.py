@@ -14,19 +14,22 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
 from arena.store import keys
-from arena.store.codec import compact_json, text, text_fields
+from arena.store.codec import compact_json, text, text_fields, texts
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,40}")
 TOKEN_PREFIX = {"admin": "ata_", "owner": "ato_", "bot": "atb_"}
 """Tokens start with their kind, so a person can tell them apart; the rest is the secret."""
 HOSTED_TOKEN_PREFIX = "ath_"
 """A token the arena minted for one hosted bot process (arena/store/hosted.py makes them)."""
+
+LIST_PAGE = 200
+"""Match summaries read at a time when listing (more when the limit asks for more)."""
 
 PrincipalKind = Literal["admin", "owner", "bot"]
 
@@ -142,6 +145,8 @@ class Store:
         self._create_owner = redis.register_script(_CREATE_OWNER)
         self._register_bot = redis.register_script(_REGISTER_BOT)
         self._rotate_token = redis.register_script(_ROTATE_TOKEN)
+        self._tournament_index_checked = False
+        """Whether this node saw the per-tournament match index complete (`_index_tournament_matches`)."""
 
     # -- tokens -------------------------------------------------------------------------------
 
@@ -233,7 +238,7 @@ class Store:
     async def list_bots(self, owner: str = "") -> list[BotRecord]:
         names = await self.redis.smembers(keys.owner_bots(owner) if owner else keys.BOTS)
         pipe = self.redis.pipeline(transaction=False)
-        ordered = sorted(text(name) for name in names)
+        ordered = sorted(texts(names))
         for name in ordered:
             pipe.hgetall(keys.bot(name))
         return [_bot_record(data) for data in await pipe.execute() if data]
@@ -266,22 +271,68 @@ class Store:
             return None
         return MatchRecord.from_json(summary), json.loads(replay) if replay else None
 
-    async def list_matches(self, game: str = "", bot: str = "", limit: int = 50) -> list[MatchRecord]:
-        """Matches newest first, optionally of one game and/or with one bot."""
-        index = keys.matches_of_bot(bot) if bot else keys.matches_of_game(game) if game else keys.MATCHES
-        both = bool(bot and game)
-        ids = await self.redis.zrevrange(index, 0, -1 if both else limit - 1)
+    async def list_matches(
+        self, game: str = "", bot: str = "", limit: int = 50, tournament: str = ""
+    ) -> list[MatchRecord]:
+        """Matches newest first, optionally of one game, with one bot and/or of one tournament.
+
+        Read from the narrowest index that applies, page by page, with the other filters applied
+        to each page: `limit` counts matches that pass every filter, however old they are.
+        """
+        if tournament:
+            await self._index_tournament_matches()
+            index = keys.matches_of_tournament(tournament)
+        else:
+            index = keys.matches_of_bot(bot) if bot else keys.matches_of_game(game) if game else keys.MATCHES
+
+        def wanted(record: MatchRecord) -> bool:
+            return (
+                (not game or record.game == game)
+                and (not bot or bot in record.seats)
+                and (not tournament or record.tournament_id == tournament)
+            )
+
+        page = max(limit, LIST_PAGE)
+        found: dict[str, MatchRecord] = {}  # by id: a match listed meanwhile shifts the pages by one
+        start = 0
+        while len(found) < limit:
+            ids = texts(await self.redis.zrevrange(index, start, start + page - 1))
+            found.update((record.match_id, record) for record in await self._summaries(ids) if wanted(record))
+            if len(ids) < page:
+                break
+            start += page
+        return list(found.values())[:limit]
+
+    async def _summaries(self, match_ids: Sequence[str]) -> list[MatchRecord]:
         pipe = self.redis.pipeline(transaction=False)
-        for match_id in ids:
-            pipe.hget(keys.match(text(cast(bytes, match_id))), "summary")
-        records = [MatchRecord.from_json(text) for text in await pipe.execute() if text]
-        if both:
-            records = [record for record in records if record.game == game]
-        return records[:limit]
+        for match_id in match_ids:
+            pipe.hget(keys.match(match_id), "summary")
+        return [MatchRecord.from_json(summary) for summary in await pipe.execute() if summary]
+
+    async def _index_tournament_matches(self) -> None:
+        """Add the matches stored before the per-tournament index existed to it, once for every node.
+
+        Each node checks the mark once; the first to find it missing indexes every listed match of
+        a tournament (adding again what another node added meanwhile changes nothing) and sets it.
+        """
+        if self._tournament_index_checked:
+            return
+        if not await self.redis.exists(keys.MATCHES_TOURNAMENT_INDEXED):
+            ids = texts(await self.redis.zrange(keys.MATCHES, 0, -1))
+            for first in range(0, len(ids), LIST_PAGE):
+                pipe = self.redis.pipeline(transaction=False)
+                for record in await self._summaries(ids[first : first + LIST_PAGE]):
+                    if record.tournament_id:
+                        pipe.zadd(
+                            keys.matches_of_tournament(record.tournament_id), {record.match_id: record.started_ms}
+                        )
+                await pipe.execute()
+            await self.redis.set(keys.MATCHES_TOURNAMENT_INDEXED, now_ms())
+        self._tournament_index_checked = True
 
     async def abort_running(self) -> list[str]:
         """Mark matches left running by an earlier server process as aborted; returns their ids."""
-        ids = sorted(text(match_id) for match_id in await self.redis.smembers(keys.MATCHES_RUNNING))
+        ids = sorted(texts(await self.redis.smembers(keys.MATCHES_RUNNING)))
         for match_id in ids:
             found = await self.get_match(match_id)
             if found is None:
@@ -301,6 +352,8 @@ def list_match(pipe: Pipeline, record: MatchRecord) -> None:
     pipe.zadd(keys.matches_of_game(record.game), entry)
     for name in set(record.seats):
         pipe.zadd(keys.matches_of_bot(name), entry)
+    if record.tournament_id:
+        pipe.zadd(keys.matches_of_tournament(record.tournament_id), entry)
 
 
 def _bot_record(data: Mapping[bytes | str, bytes | str]) -> BotRecord:

@@ -25,7 +25,7 @@ from redis.exceptions import WatchError
 
 from arena.ratings import ResultRecord
 from arena.store import keys
-from arena.store.codec import compact_json, text, text_fields
+from arena.store.codec import compact_json, text, text_fields, texts
 from arena.store.store import NameTaken, now_ms
 from arena.store.work import MatchOrder, WorkQueue
 from arena.tournaments import AbortNote, Progress, TournamentSpec, tournament_progress
@@ -146,7 +146,7 @@ class TournamentStore:
     async def names(self, limit: int = 100) -> list[str]:
         """Tournament names, newest first."""
         names: list[Any] = await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)
-        return [text(name) for name in names]
+        return texts(names)
 
     async def results(self, name: str) -> list[ResultRecord]:
         """The tournament's stored results, every attempt, in match number order (re-runs after their first)."""

@@ -1,0 +1,95 @@
+"""Listing matches: every filter is applied before the limit, through an index per tournament."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from arena.store import MatchRecord, Store, keys
+from arena.store.store import LIST_PAGE
+from arena.v1 import arena_service_pb2 as api_pb
+from tests.server.conftest import Arena
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def play(
+    store: Store,
+    match_id: str,
+    started_ms: int,
+    game: str = "friday13",
+    seats: tuple[str, ...] = ("ann", "bob", "cy"),
+    tournament: str = "",
+) -> None:
+    """A match listed at its start and stored at its end, as the match host does it."""
+    record = MatchRecord(match_id, game, {"players": len(seats)}, list(seats), started_ms, tournament_id=tournament)
+    await store.match_started(record)
+    record.scores, record.ranks, record.termination, record.ended_ms = [0] * len(seats), [1] * len(seats), "normal", 1
+    await store.match_ended(record, {"format": "arena-replay/1"})
+
+
+async def cup_then_others(store: Store, others: int) -> None:
+    """Three matches of tournament "cup", then `others` newer matches of no tournament."""
+    for number in range(3):
+        await play(store, f"cup-{number + 1}", 1_000 + number, tournament="cup")
+    for number in range(others):
+        await play(store, f"m{number:06d}", 2_000 + number)
+
+
+async def test_a_tournaments_older_matches_are_listed_however_many_newer_matches_there_are(redis: Redis) -> None:
+    store = Store(redis)
+    await cup_then_others(store, others=6)
+    listed = await store.list_matches(tournament="cup", limit=4)
+    assert [record.match_id for record in listed] == ["cup-3", "cup-2", "cup-1"]
+    assert [record.match_id for record in await store.list_matches(tournament="cup", limit=2)] == ["cup-3", "cup-2"]
+    assert await store.list_matches(tournament="no-such-cup") == []
+
+
+async def test_list_matches_over_grpc_finds_a_tournaments_matches_behind_the_limit(arena: Arena) -> None:
+    store = arena.server.store
+    await cup_then_others(store, others=6)
+    response = await arena.api.ListMatches(api_pb.ListMatchesRequest(tournament_id="cup", limit=4))
+    assert [match.match_id for match in response.matches] == ["cup-3", "cup-2", "cup-1"]
+    assert all(match.tournament_id == "cup" for match in response.matches)
+    response = await arena.api.ListMatches(api_pb.ListMatchesRequest(tournament_id="no-such-cup", limit=4))
+    assert list(response.matches) == []
+
+
+async def test_every_filter_is_applied_before_the_limit_even_past_a_page_of_matches(redis: Redis) -> None:
+    store = Store(redis)
+    await play(store, "amigo-old", 10, game="amigo13")
+    await play(store, "amigo-cup", 11, game="amigo13", tournament="cup")
+    await play(store, "friday-cup", 12, tournament="cup")
+    await play(store, "amigo-without-ann", 13, game="amigo13", seats=("bob", "cy", "dee"), tournament="cup")
+    for number in range(LIST_PAGE + 5):
+        await play(store, f"new-{number}", 1_000 + number)
+    assert [record.match_id for record in await store.list_matches("amigo13", "ann", 5)] == ["amigo-cup", "amigo-old"]
+    both = await store.list_matches("amigo13", "ann", 5, tournament="cup")
+    assert [record.match_id for record in both] == ["amigo-cup"]
+    assert [record.match_id for record in await store.list_matches(bot="ann", limit=1)] == [f"new-{LIST_PAGE + 4}"]
+    assert len(await store.list_matches(limit=LIST_PAGE + 9)) == LIST_PAGE + 9
+
+
+async def test_matches_stored_before_the_tournament_index_are_indexed_once_on_first_listing(redis: Redis) -> None:
+    earlier = Store(redis)
+    await cup_then_others(earlier, others=3)
+    # As an arena without the index left them: no tournament index, no mark.
+    await redis.delete(keys.matches_of_tournament("cup"), keys.MATCHES_TOURNAMENT_INDEXED)
+    store = Store(redis)
+    assert [record.match_id for record in await store.list_matches(tournament="cup")] == ["cup-3", "cup-2", "cup-1"]
+    assert await redis.exists(keys.MATCHES_TOURNAMENT_INDEXED)
+    # Once marked, no node scans again: a match missing from the index stays missing.
+    await redis.zrem(keys.matches_of_tournament("cup"), "cup-1")
+    assert [record.match_id for record in await Store(redis).list_matches(tournament="cup")] == ["cup-3", "cup-2"]
