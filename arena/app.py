@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import shutil
 import signal
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,12 +26,13 @@ from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
 from arena.node.sessions import Limits, SessionRegistry
+from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
 from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, node_name
 from arena.ratings import ResultRecord
 from arena.server.service import ArenaServicer, BotServicer
 from arena.store import Store, open_redis
-from arena.store.embedded import blocking_client, redacted
+from arena.store.embedded import CONNECTIONS, blocking_client, redacted
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
@@ -50,12 +52,17 @@ SERVICE_NAMES = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class ServerConfig:
-    host: str = "127.0.0.1"
-    port: int = 50051
+    """A node's settings, read once at start (`arena serve`'s options and their environment variables,
+    the admin token by `config_from_env`) and passed down to every part that needs one."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
     data_dir: Path = Path("arena-data")
     redis_url: str | None = None
+    redis_connections: int = CONNECTIONS
+    """The size of the node's pool of Redis connections for commands."""
     tls_cert: Path | None = None
     tls_key: Path | None = None
     clock: Clock = field(default_factory=Clock)
@@ -67,7 +74,7 @@ class ServerConfig:
     work: WorkConfig = field(default_factory=WorkConfig)
     ladder: LadderConfig = field(default_factory=LadderConfig)
     """Ladder table sizes per game and the matchmaker's timing."""
-    http_host: str = "127.0.0.1"
+    http_host: str = DEFAULT_HOST
     http_port: int | None = None
     """Where the web UI listens (0: any free port); None: no web UI."""
 
@@ -191,7 +198,10 @@ async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:
 
 async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:
     """Run until SIGINT or SIGTERM: the body of `arena serve`."""
-    async with open_redis(config.redis_url, config.data_dir) as redis, running(config, redis) as arena:
+    async with (
+        open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
+        running(config, redis) as arena,
+    ):
         where = redacted(config.redis_url) if config.redis_url else f"embedded, data in {config.data_dir}"
         scheme = "TLS" if config.tls_cert else "plaintext"
         announce(f"arena: serving on {arena.address} ({scheme}; Redis: {where})")
@@ -213,18 +223,17 @@ class ConfigError(ValueError):
     """A setting from the environment cannot be used; the one-line message names it and what to fix."""
 
 
-def config_from_env(config: ServerConfig) -> ServerConfig:
-    """The admin token from ARENA_ADMIN_TOKEN or from the file ARENA_ADMIN_TOKEN_FILE names.
+def config_from_env(config: ServerConfig, environ: MutableMapping[str, str] = os.environ) -> ServerConfig:
+    """`config` with the admin token from ARENA_ADMIN_TOKEN or from the file ARENA_ADMIN_TOKEN_FILE names.
 
-    ARENA_ADMIN_TOKEN leaves os.environ here, so that no process this one starts inherits it."""
-    token = os.environ.pop(ADMIN_TOKEN_ENV, "")
-    path = os.environ.get(ADMIN_TOKEN_FILE_ENV, "")
+    ARENA_ADMIN_TOKEN leaves the environment here, so that no process this one starts inherits it."""
+    token = environ.pop(ADMIN_TOKEN_ENV, "")
+    path = environ.get(ADMIN_TOKEN_FILE_ENV, "")
     if token and path:
         raise ConfigError(f"set only one of {ADMIN_TOKEN_ENV} and {ADMIN_TOKEN_FILE_ENV}")
     if path:
         token = read_token_file(path)
-    config.admin_token = token or None
-    return config
+    return dataclasses.replace(config, admin_token=token or None)
 
 
 def read_token_file(path: str) -> str:

@@ -1,5 +1,70 @@
-"""The `arena` command: local play and A/B tests, the server, and people's commands against one."""
+"""The `arena` command: local play and A/B tests, the server, and people's commands against one.
 
-from arena.cli.commands import main
+One module per command group: local (play, test, scenarios), serve (serve, demo), owner, bot,
+match, tournament, ratings (leaderboard, ratings, queue). The ones that call an arena share the
+options of `arena.cli.options` and the one client of `arena.client`.
+"""
 
-__all__ = ["main"]
+from __future__ import annotations
+
+import sys
+
+import click
+from click.core import ParameterSource
+
+from arena.bots import UnknownBot
+from arena.cli.bot import bot
+from arena.cli.local import ab_test, play, scenarios
+from arena.cli.match import match
+from arena.cli.options import UsageProblem
+from arena.cli.owner import owner
+from arena.cli.ratings import leaderboard, queue, ratings
+from arena.cli.serve import demo, serve
+from arena.cli.tournament import tournament
+from arena.client import ArenaError
+from arena.games import GameError
+
+__all__ = ["app", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="thirteen-arena", prog_name="arena")
+def app() -> None:
+    """Thirteen Arena: bots play Friday the 13th, 13 and the 13thg board games."""
+
+
+for command in (play, ab_test, scenarios, serve, demo, owner, bot, match, tournament, leaderboard, ratings, queue):
+    app.add_command(command)
+
+
+def bad_parameter_message(problem: click.BadParameter) -> str:
+    """Click's message, naming the environment variable when the bad value came from one."""
+    parameter, context = problem.param, problem.ctx
+    if parameter is None or context is None or parameter.name is None:
+        return problem.format_message()
+    if context.get_parameter_source(parameter.name) is not ParameterSource.ENVIRONMENT:
+        return problem.format_message()
+    names = [parameter.envvar] if isinstance(parameter.envvar, str) else list(parameter.envvar or ())
+    return f"{' or '.join(names)}: {problem.message} (the environment's value for {parameter.opts[0]}); fix or unset it"
+
+
+def main() -> None:
+    """Entry point: one-line errors with exit code 2 for bad input, as scripts expect."""
+    try:
+        code = app.main(standalone_mode=False, prog_name="arena")
+        sys.exit(code if isinstance(code, int) else 0)
+    except click.exceptions.Abort:
+        print("arena: aborted", file=sys.stderr)
+        sys.exit(130)
+    except click.exceptions.NoArgsIsHelpError as help_page:
+        print(help_page.format_message())
+        sys.exit(0)
+    except click.BadParameter as problem:
+        print(f"arena: error: {bad_parameter_message(problem)}", file=sys.stderr)
+        sys.exit(2)
+    except click.ClickException as problem:
+        print(f"arena: error: {problem.format_message()}", file=sys.stderr)
+        sys.exit(2)
+    except (UsageProblem, GameError, UnknownBot, ArenaError) as problem:
+        print(f"arena: error: {problem}", file=sys.stderr)
+        sys.exit(2)

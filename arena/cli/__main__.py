@@ -1,3 +1,3 @@
-from arena.cli.commands import main
+from arena.cli import main
 
 main()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 import grpc
 
+from arena.client import ArenaClient, ArenaError
 from arena.match.abtest import ABTest
 from arena.match.local import Pairing, match_seed
 from arena.standings import Played
@@ -29,19 +29,17 @@ class ServerProblem(Exception):
 async def play_deals_on_server(
     test: ABTest,
     max_deals: int,
-    stub: Any,
-    token: str,
+    arena: ArenaClient,
     on_deal: Callable[[ABTest], None] | None = None,
     parallel: int = 4,
 ) -> ABTest:
     """Play deals on an arena server until the SPRT decides or `max_deals` were played.
 
-    `stub` is an ArenaService stub, `token` the admin token CreateMatch needs. Its bot names are
+    `arena` is a client holding the admin token that CreateMatch needs. The test's bot names are
     seat names on the server (`test.policy` maps the entries to them). Up to `parallel` matches of
     a deal run at once; a match refused for want of a free slot (FAILED_PRECONDITION) is asked for again until
     SERVER_RETRY_SECONDS pass, and an aborted one (the server's fault) is played again.
     """
-    metadata = (("authorization", f"Bearer {token}"),)
     spec = spec_from_params(test.game.name, test.game.params())
     gate = asyncio.Semaphore(parallel)
     loop = asyncio.get_running_loop()
@@ -54,17 +52,16 @@ async def play_deals_on_server(
                 started = loop.time()
                 while True:
                     try:
-                        created = await stub.CreateMatch(request, metadata=metadata, timeout=30)
+                        created = await arena.create_match(request)
                         break
-                    except grpc.aio.AioRpcError as error:
+                    except ArenaError as error:
                         # Busy bots free their slots as their matches end; an absent one may be reconnecting.
-                        details = str(error.details())
-                        patience = SERVER_RETRY_SECONDS if "maximum" in details else RECONNECT_SECONDS
-                        if error.code() != grpc.StatusCode.FAILED_PRECONDITION or loop.time() - started > patience:
-                            raise ServerProblem(f"match {pairing.number} ({', '.join(seats)}): {details}") from None
+                        patience = SERVER_RETRY_SECONDS if "maximum" in str(error) else RECONNECT_SECONDS
+                        if error.code != grpc.StatusCode.FAILED_PRECONDITION or loop.time() - started > patience:
+                            raise ServerProblem(f"match {pairing.number} ({', '.join(seats)}): {error}") from None
                         await asyncio.sleep(0.2)
                 while True:
-                    got = await stub.GetMatch(api_pb.GetMatchRequest(match_id=created.match_id), timeout=30)
+                    got = await arena.get_match(api_pb.GetMatchRequest(match_id=created.match_id))
                     if got.match.ended_ms:
                         break
                     await asyncio.sleep(POLL_SECONDS)

@@ -1,85 +1,200 @@
-"""What the `arena serve` and `arena match` commands do, apart from parsing their options."""
+"""`arena serve` (one node of the arena) and `arena demo` (the whole arena on this machine).
+
+The node's settings are read here once, from the options and their environment variables, into one
+`ServerConfig` that is passed down; only the admin token is read by `arena.app.config_from_env`.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
 from pathlib import Path
 
-import grpc
+import click
 
-from arena.app import ServerConfig, config_from_env, serve
-from arena.match import Clock
-from arena.node.ladder import LadderConfig, LadderError, parse_sizes
-from arena.node.sessions import Limits
-from arena.store import RedisUnavailable
-from arena.store.embedded import redacted
-from arena.v1 import arena_service_pb2 as api_pb
-from arena.v1 import arena_service_pb2_grpc as api_grpc
-from arena.v1 import messages_pb2 as pb
-from arena.web import WebUnavailable
+from arena.cli.output import console, print_tournament
+from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
 
 
-class CommandError(Exception):
-    """A one-line problem for the person at the command line."""
-
-
-def run_server(
+@click.command()
+@click.option(
+    "--unsafe-no-sandbox", is_flag=True, envvar="ARENA_UNSAFE_NO_SANDBOX",
+    help="Run hosted bots even where their sandbox cannot be made (not root, no bubblewrap, no user namespaces or "
+    "cgroups): as plain child processes, for bots you trust.",
+)  # fmt: skip
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port to listen on."
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("arena-data"),
+    show_default=True,
+    help="Where the embedded Redis keeps its data (without --redis-url).",
+)
+@click.option(
+    "--redis-url", help="Use this Redis (6.2 or newer), e.g. redis://localhost:6379/0, instead of the embedded one."
+)
+@click.option(
+    "--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM certificate chain for TLS."
+)
+@click.option(
+    "--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM private key for TLS."
+)
+@click.option(
+    "--per-move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Default time per move."
+)
+@click.option(
+    "--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True, help="Default time bank per match."
+)
+@click.option(
+    "--grace-ms",
+    type=click.IntRange(min=0),
+    default=10000,
+    show_default=True,
+    help="How long a bot that lost its stream may take to resume before it forfeits.",
+)
+@click.option(
+    "--ladder-size",
+    "ladder_sizes",
+    multiple=True,
+    metavar="GAME=N",
+    help="Seats of a ladder table, e.g. friday13=5 (repeatable; default 4 for the card games, 2 for board13).",
+)
+@click.option(
+    "--http-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    help="Port of the web UI and its JSON API, on the same --host (0: any free port).",
+)  # fmt: skip
+@click.option(
+    "--match-slots",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    envvar="ARENA_MATCH_SLOTS",
+    help="Work matches this node runs at once (env ARENA_MATCH_SLOTS).",
+)
+@click.option(
+    "--claim-idle-ms",
+    type=click.IntRange(min=100),
+    default=5000,
+    show_default=True,
+    envvar="ARENA_CLAIM_IDLE_MS",
+    help="How long a match may go unrefreshed before a living node takes it over (env ARENA_CLAIM_IDLE_MS).",
+)
+@click.option(
+    "--node-name",
+    default="",
+    envvar="ARENA_NODE",
+    help="This node's name in the work stream (env ARENA_NODE; default: host name and process id).",
+)
+@click.option(
+    "--redis-connections",
+    type=click.IntRange(min=8),
+    envvar="ARENA_REDIS_CONNECTIONS",
+    help="Connections of the node's Redis pool for commands (env ARENA_REDIS_CONNECTIONS; default: the store's, 128).",
+)
+def serve(
+    unsafe_no_sandbox: bool,
     host: str,
     port: int,
     data_dir: Path,
     redis_url: str | None,
     tls_cert: Path | None,
     tls_key: Path | None,
-    clock: Clock,
-    grace: float,
-    ladder_sizes: Sequence[str] = (),
-    http_port: int | None = None,
+    per_move_ms: int,
+    bank_ms: int,
+    grace_ms: int,
+    ladder_sizes: tuple[str, ...],
+    http_port: int,
+    match_slots: int,
+    claim_idle_ms: int,
+    node_name: str,
+    redis_connections: int | None,
 ) -> None:
+    """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
+
+    The admin token is read from ARENA_ADMIN_TOKEN or from the file named by ARENA_ADMIN_TOKEN_FILE,
+    or made and printed once on first start. A password for --redis-url goes in the URL,
+    e.g. redis://:PASSWORD@host:6379/0.
+    """
+    # The node's code is loaded only when a node starts, so that the other commands start fast.
+    from arena.app import ConfigError, ServerConfig, config_from_env
+    from arena.app import serve as serve_node
+    from arena.match import Clock
+    from arena.node.hosted import HostedConfig
+    from arena.node.ladder import LadderConfig, LadderError, parse_sizes
+    from arena.node.sessions import Limits
+    from arena.node.work import WorkConfig
+    from arena.store import RedisUnavailable
+    from arena.store.embedded import CONNECTIONS, redacted
+    from arena.web import WebUnavailable
+
     if (tls_cert is None) != (tls_key is None):
-        raise CommandError("give both --tls-cert and --tls-key, or neither")
+        raise click.UsageError("give both --tls-cert and --tls-key, or neither")
+    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise click.UsageError(f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss:// or unix://")
     try:
         ladder = LadderConfig(sizes=parse_sizes(ladder_sizes))
-    except LadderError as error:
-        raise CommandError(str(error)) from None
-    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise CommandError(f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss:// or unix://")
-    config = config_from_env(
-        ServerConfig(host, port, data_dir, redis_url, tls_cert, tls_key, clock, Limits(grace=grace), ladder=ladder)
-    )
-    config.http_host, config.http_port = host, http_port
+        config = config_from_env(
+            ServerConfig(
+                host=host,
+                port=port,
+                data_dir=data_dir,
+                redis_url=redis_url,
+                redis_connections=redis_connections or CONNECTIONS,
+                tls_cert=tls_cert,
+                tls_key=tls_key,
+                clock=Clock(per_move_ms / 1000, bank_ms / 1000),
+                limits=Limits(grace=grace_ms / 1000),
+                hosted=HostedConfig(unsafe_no_sandbox=unsafe_no_sandbox),
+                work=WorkConfig(slots=match_slots, claim_idle=claim_idle_ms / 1000, node=node_name),
+                ladder=ladder,
+                http_host=host,
+                http_port=http_port,
+            )
+        )
+    except (LadderError, ConfigError) as error:
+        raise click.ClickException(str(error)) from None
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(config, announce=lambda line: print(line, flush=True)))
+            asyncio.run(serve_node(config, announce=lambda line: print(line, flush=True)))
     except (RedisUnavailable, WebUnavailable) as error:
-        raise CommandError(str(error)) from None
+        raise click.ClickException(str(error)) from None
     except RuntimeError as error:
         if "bind" in str(error).lower():
-            raise CommandError(f"cannot listen on {host}:{port}: is another server running there?") from None
+            raise click.ClickException(f"cannot listen on {host}:{port}: is another server running there?") from None
         raise
 
 
-def create_match(
-    server: str, token: str, game: str, seats: list[str], seed: str, players: int, edition: str, clock: Clock | None
-) -> api_pb.CreateMatchResponse:
-    request = api_pb.CreateMatchRequest(
-        game=pb.GameSpec(game=game, players=players, edition=edition), seats=seats, seed=seed
-    )
-    if clock is not None:
-        request.clock.CopyFrom(pb.Clock(per_move_ms=round(clock.per_move * 1000), bank_ms=round(clock.bank * 1000)))
+@click.command()
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the demo's data (embedded Redis) here; a temporary directory by default.",
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port to serve on."
+)
+@click.option("--quick", is_flag=True, help="Short tournaments (a few seconds), for a first look and for tests.")
+@click.option("--stay", is_flag=True, help="Keep serving after the tournaments, until Ctrl-C.")
+@click.option(
+    "--http-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    help="Port of the web UI (0: any free port).",
+)  # fmt: skip
+def demo(data_dir: Path | None, port: int, quick: bool, stay: bool, http_port: int) -> None:
+    """The whole arena in one command: a server, the sample bots, rated tournaments, the leaderboards.
 
-    async def call() -> api_pb.CreateMatchResponse:
-        async with grpc.aio.insecure_channel(server) as channel:
-            stub = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
-            response: api_pb.CreateMatchResponse = await stub.CreateMatch(
-                request, metadata=(("authorization", f"Bearer {token}"),), timeout=10
-            )
-            return response
+    Starts a server on the embedded Redis, registers the sample bots (Python random, heuristic and
+    Monte Carlo, and the Node bot when node and npm are installed), starts them as gRPC client
+    processes on the ladder, runs a rated round-robin tournament of friday13 and one of amigo13,
+    and prints their tables and the leaderboards.
+    """
+    from arena.cli.demo import run_demo  # the node's code, loaded only when a node starts
 
     try:
-        return asyncio.run(call())
-    except grpc.aio.AioRpcError as error:
-        if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            raise CommandError(f"cannot reach the server at {server}") from None
-        raise CommandError(str(error.details())) from None
+        asyncio.run(run_demo(data_dir, port, quick, stay, console, http_port, print_tournament))
+    except KeyboardInterrupt:
+        console.print("demo: stopped")
+    except (OSError, RuntimeError, TimeoutError) as problem:
+        raise click.ClickException(str(problem)) from None

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import secrets
 import shlex
 import shutil
@@ -39,8 +38,6 @@ log = logging.getLogger(__name__)
 
 PACKAGES_KEPT = 16
 """Unpacked versions a node keeps for the next launch."""
-UNSAFE_ENV = "ARENA_UNSAFE_NO_SANDBOX"
-"""Set (not "0") to run hosted bots without a sandbox where there is none: `arena serve --unsafe-no-sandbox`."""
 
 
 @dataclass(frozen=True)
@@ -48,8 +45,9 @@ class HostedConfig:
     """How this node runs hosted bots."""
 
     limits: SandboxLimits = field(default_factory=SandboxLimits)
-    unsafe_no_sandbox: bool = field(default_factory=lambda: os.environ.get(UNSAFE_ENV, "") not in ("", "0"))
-    """Run hosted bots even where the sandbox cannot be made (see `sandbox.detect`), as plain child processes."""
+    unsafe_no_sandbox: bool = False
+    """Run hosted bots even where the sandbox cannot be made (see `sandbox.detect`), as plain child processes
+    (`arena serve --unsafe-no-sandbox`)."""
     connect_timeout: float = 20.0
     """Seconds a started bot has to connect and say Hello."""
     idle_timeout: float = 60.0

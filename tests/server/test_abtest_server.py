@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from arena.cli.remote_abtest import ServerProblem, play_deals_on_server
+from arena.client import ArenaClient, Connection
 from arena.games import make_game
 from arena.match.abtest import ABTest, Hypotheses
 from arena.v1 import arena_service_pb2 as api_pb
@@ -24,7 +25,8 @@ async def test_registered_bots_are_tested_on_seat_fair_deals_until_the_sprt_deci
     game = make_game("amigo13", players=3)
     test = ABTest(game, "sharp", "dull", Hypotheses(margin=2.0), field_bot="builtin:random", seatings=3, seed="ab")
     # Three matches of a deal at once against two free slots each: the refused one is asked for again.
-    await play_deals_on_server(test, 60, arena.api, ADMIN, parallel=3)
+    async with ArenaClient(Connection(arena.address, ADMIN)) as client:
+        await play_deals_on_server(test, 60, client, parallel=3)
     assert test.sprt.verdict == "H1"
     assert test.sprt.interval.low > 2
     listed = await arena.api.ListMatches(api_pb.ListMatchesRequest(bot="sharp", limit=500))
@@ -42,7 +44,8 @@ async def test_a_bot_not_connected_ends_the_test_with_a_one_line_reason(arena: A
     test = ABTest(game, "absent", "builtin:random", Hypotheses(margin=1.0), field_bot="builtin:random", seatings=3)
     loop_started = asyncio.get_running_loop().time()
     with pytest.raises(ServerProblem, match="absent") as refused:
-        await play_deals_on_server(test, 5, arena.api, ADMIN)
+        async with ArenaClient(Connection(arena.address, ADMIN)) as client:
+            await play_deals_on_server(test, 5, client)
     assert "\n" not in str(refused.value)
     # A bot that is not connected gets a few seconds to reconnect, not the minute a busy one gets.
     assert asyncio.get_running_loop().time() - loop_started < 30

@@ -78,7 +78,7 @@ def test_client_commands_say_when_the_server_is_down() -> None:
         "match", "create", "friday13", "--seats", "a,b,c", "--server", f"127.0.0.1:{free_port()}", "--token", "t"
     )
     assert down.returncode == 2
-    assert "cannot reach the server at 127.0.0.1:" in down.stderr
+    assert "cannot reach the arena at 127.0.0.1:" in down.stderr
 
 
 def test_serve_explains_an_unreachable_redis() -> None:

@@ -1,0 +1,98 @@
+"""`arena match`: start a match on an arena, look at one, export its replay record."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from arena.cli.options import Token, call, connection_options, json_option, print_json, to_dict
+from arena.cli.output import console, when
+from arena.client import Connection
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import messages_pb2 as pb
+
+
+@click.group()
+def match() -> None:
+    """Matches on a running arena server."""
+
+
+@match.command("create")
+@click.argument("game_name", metavar="GAME")
+@click.option(
+    "--seats",
+    required=True,
+    help="Comma-separated, in seat order: connected bots' names or builtin:random|heuristic|mc.",
+)
+@click.option("--players", type=int, default=0, help="Number of players; defaults to the number of seats.")
+@click.option("--edition", default="", help="friday13 edition: en (the default) or de.")
+@click.option("--seed", default="", help="The match seed in hex; random when not given.")
+@click.option("--per-move-ms", type=click.IntRange(min=1), help="Time per move (default: the server's).")
+@click.option(
+    "--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True, help="Time bank, with --per-move-ms."
+)
+@connection_options(Token.ADMIN)
+def match_create(
+    game_name: str,
+    seats: str,
+    players: int,
+    edition: str,
+    seed: str,
+    per_move_ms: int | None,
+    bank_ms: int,
+    connection: Connection,
+) -> None:
+    """Start a match between bots connected to the server; prints its id."""
+    request = api_pb.CreateMatchRequest(
+        game=pb.GameSpec(game=game_name, players=players, edition=edition),
+        seats=[name.strip() for name in seats.split(",") if name.strip()],
+        seed=seed,
+    )
+    if per_move_ms:
+        request.clock.CopyFrom(pb.Clock(per_move_ms=per_move_ms, bank_ms=bank_ms))
+    print(call(connection, lambda arena: arena.create_match(request)).match_id)
+
+
+@match.command("show")
+@click.argument("match_id", metavar="ID")
+@connection_options()
+@json_option
+def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
+    """A match's summary: seats, scores, ranks, how it ended."""
+    reply = call(connection, lambda arena: arena.get_match(api_pb.GetMatchRequest(match_id=match_id)))
+    summary = reply.match
+    if as_json:
+        print_json(to_dict(summary))
+        return
+    ended = pb.Termination.Name(summary.termination).removeprefix("TERMINATION_").lower()
+    table = Table(title=f"match {summary.match_id}: {summary.game.game}, {ended if summary.ended_ms else 'running'}")
+    for column in ("seat", "bot", "score", "rank"):
+        table.add_column(column)
+    for seat, name in enumerate(summary.seats):
+        score = str(summary.scores[seat]) if seat < len(summary.scores) else "-"
+        rank = str(summary.ranks[seat]) if seat < len(summary.ranks) else "-"
+        table.add_row(str(seat), name, score, rank)
+    console.print(table)
+    print(f"started {when(summary.started_ms)}, ended {when(summary.ended_ms)}")
+
+
+@match.command("export")
+@click.argument("match_id", metavar="ID")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not to stdout.")
+@connection_options()
+def match_export(match_id: str, output: Path | None, connection: Connection) -> None:
+    """A finished match's replay record (arena-replay/1 JSON)."""
+    reply = call(connection, lambda arena: arena.get_match(api_pb.GetMatchRequest(match_id=match_id)))
+    if not reply.match.ended_ms:
+        raise click.ClickException(f"match {match_id} is still running; its full record comes once it ended")
+    if not reply.replay_json:
+        raise click.ClickException(f"match {match_id} was aborted and has no replay record")
+    text = json.dumps(json.loads(reply.replay_json), indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)

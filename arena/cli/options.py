@@ -1,0 +1,118 @@
+"""What every command group shares: the connection options, --json, and one-line usage errors.
+
+Every command that calls an arena takes the same --server, --token, --tls and --ca-cert (README,
+"Environment variables"). A command that needs the admin token reads ARENA_ADMIN_TOKEN before
+ARENA_TOKEN; every other command reads ARENA_TOKEN before ARENA_ADMIN_TOKEN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
+
+from arena.client import ArenaClient, Connection
+from arena.node.settings import DEFAULT_SERVER
+
+Result = TypeVar("Result")
+Command = Callable[..., Any]
+
+SERVER_ENV = "ARENA_SERVER"
+TOKEN_ENV = "ARENA_TOKEN"
+ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+TLS_ENV = "ARENA_TLS"
+CA_CERT_ENV = "ARENA_CA_CERT"
+
+
+class UsageProblem(Exception):
+    """Bad input from the command line: printed as one line, exit code 2."""
+
+
+def fail(message: str) -> NoReturn:
+    raise UsageProblem(message)
+
+
+class Token(enum.Enum):
+    """Whose token a command needs, which decides the order its environment variables are read in."""
+
+    NONE = "no"
+    OWNER = "an owner"
+    ADMIN = "the admin"
+
+    @property
+    def envvars(self) -> list[str]:
+        return [ADMIN_TOKEN_ENV, TOKEN_ENV] if self is Token.ADMIN else [TOKEN_ENV, ADMIN_TOKEN_ENV]
+
+
+def connection_options(needs: Token = Token.NONE) -> Callable[[Command], Command]:
+    """Add --server, --tls, --ca-cert and (when `needs` one) --token; the command gets `connection`."""
+
+    def decorate(command: Command) -> Command:
+        @functools.wraps(command)
+        def with_connection(*args: Any, server: str, tls: bool, ca_cert: Path | None, **kwargs: Any) -> Any:
+            token = kwargs.pop("token", None) or ""
+            if needs is not Token.NONE and not token:
+                fail(f"this needs {needs.value} token: pass --token or set {TOKEN_ENV} or {ADMIN_TOKEN_ENV}")
+            return command(*args, connection=Connection(server, token, tls, ca_cert), **kwargs)
+
+        options = [
+            click.option(
+                "--server",
+                default=DEFAULT_SERVER,
+                show_default=True,
+                envvar=SERVER_ENV,
+                help=f"HOST:PORT of the arena (env {SERVER_ENV}).",
+            ),
+            click.option(
+                "--tls",
+                is_flag=True,
+                envvar=TLS_ENV,
+                help=f"Speak TLS, trusting the system's certificate authorities (env {TLS_ENV}=1).",
+            ),
+            click.option(
+                "--ca-cert",
+                type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                envvar=CA_CERT_ENV,
+                help=f"Speak TLS, trusting the certificates in this PEM file (env {CA_CERT_ENV}).",
+            ),
+        ]
+        if needs is not Token.NONE:
+            names = " or ".join(needs.envvars)
+            options.append(
+                click.option("--token", envvar=needs.envvars, help=f"{needs.value.capitalize()} token (env {names}).")
+            )
+        for option in reversed(options):
+            with_connection = option(with_connection)
+        return with_connection
+
+    return decorate
+
+
+def json_option(command: Command) -> Command:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(command)
+
+
+def call(connection: Connection, work: Callable[[ArenaClient], Awaitable[Result]]) -> Result:
+    """Run `work` with a client of the arena; its ArenaError reaches `main` as one line."""
+
+    async def run() -> Result:
+        async with ArenaClient(connection) as arena:
+            return await work(arena)
+
+    return asyncio.run(run())
+
+
+def to_dict(message: Message) -> dict[str, Any]:
+    return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+def print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2))

@@ -1,0 +1,102 @@
+"""`arena leaderboard`, `arena ratings` and `arena queue`: TrueSkill ratings and the ladder's queues."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from arena.cli.options import Token, call, connection_options, fail, json_option, print_json, to_dict
+from arena.cli.output import console, when
+from arena.client import Connection
+from arena.v1 import arena_service_pb2 as api_pb
+
+
+@click.command()
+@click.argument("game")
+@click.option("--limit", type=click.IntRange(1, 500), default=50, show_default=True, help="Rows to show.")
+@connection_options()
+@json_option
+def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) -> None:
+    """GAME's leaderboard: TrueSkill mu - 3 sigma, best first."""
+    reply = call(connection, lambda arena: arena.get_leaderboard(api_pb.GetLeaderboardRequest(game=game, limit=limit)))
+    if as_json:
+        print_json([to_dict(row) for row in reply.rows])
+        return
+    table = Table(title=f"{game} leaderboard")
+    for column in ("#", "bot", "mu - 3 sigma", "mu", "sigma", "games", "last played"):
+        table.add_column(column, justify="right" if column not in ("bot", "last played") else "left")
+    for row in reply.rows:
+        table.add_row(str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
+                      str(row.games), when(row.last_played_ms))  # fmt: skip
+    console.print(table)
+
+
+@click.group()
+def ratings() -> None:
+    """TrueSkill ratings."""
+
+
+@ratings.command("recompute")
+@click.argument("game")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A TrueSkill parameter to change: mu, sigma, beta, tau or draw_probability.")  # fmt: skip
+@connection_options(Token.ADMIN)
+@json_option
+def ratings_recompute(game: str, params: tuple[str, ...], connection: Connection, as_json: bool) -> None:
+    """Rebuild GAME's ratings from its stored results (admin token)."""
+    parameters: dict[str, float] = {}
+    for param in params:
+        name, sep, value = param.partition("=")
+        try:
+            if not sep:
+                raise ValueError(param)
+            parameters[name] = float(value)
+        except ValueError:
+            fail(f"--param {param!r}: write NAME=NUMBER, e.g. beta=4.2")
+    request = api_pb.RecomputeRatingsRequest(game=game, parameters=parameters)
+    reply = call(connection, lambda arena: arena.recompute_ratings(request))
+    if as_json:
+        print_json(to_dict(reply))
+    else:
+        used = ", ".join(f"{name}={value:g}" for name, value in sorted(reply.parameters.items()))
+        print(f"{game}: {reply.results} results replayed, {reply.bots} bots rated ({used})")
+
+
+@ratings.command("history")
+@click.argument("bot_name", metavar="BOT")
+@click.argument("game")
+@connection_options()
+@json_option
+def ratings_history(bot_name: str, game: str, connection: Connection, as_json: bool) -> None:
+    """BOT's rating in GAME after each rated match."""
+    request = api_pb.GetRatingHistoryRequest(bot=bot_name, game=game)
+    reply = call(connection, lambda arena: arena.get_rating_history(request))
+    if as_json:
+        print_json([to_dict(point) for point in reply.points])
+        return
+    table = Table(title=f"{bot_name} in {game}")
+    for column in ("games", "match", "mu", "sigma", "mu - 3 sigma", "at"):
+        table.add_column(column)
+    for point in reply.points:
+        table.add_row(str(point.games), point.match_id, f"{point.mu:.2f}", f"{point.sigma:.2f}",
+                      f"{point.conservative:.2f}", when(point.at_ms))  # fmt: skip
+    console.print(table)
+
+
+@click.command()
+@click.argument("game", required=False, default="")
+@connection_options()
+@json_option
+def queue(game: str, connection: Connection, as_json: bool) -> None:
+    """Who waits in the ladder queues (one line per free match slot), and for how long."""
+    reply = call(connection, lambda arena: arena.get_queue(api_pb.GetQueueRequest(game=game)))
+    if as_json:
+        print_json([to_dict(one) for one in reply.queues])
+        return
+    for one in reply.queues:
+        table = Table(title=f"{one.game} ladder: tables of {one.table_size}, {len(one.entries)} waiting")
+        for column in ("bot", "ticket", "waited"):
+            table.add_column(column)
+        for entry in one.entries:
+            table.add_row(entry.bot, entry.ticket, f"{entry.waited_seconds:.1f} s")
+        console.print(table)
