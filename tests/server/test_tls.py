@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import grpc
@@ -55,4 +57,36 @@ async def test_bots_and_tools_connect_over_tls(redis_url: str, certificate: tupl
         async with grpc.aio.insecure_channel(server.address) as plain:
             with pytest.raises(grpc.aio.AioRpcError):
                 await api_grpc.ArenaServiceStub(plain).ListBots(api_pb.ListBotsRequest(), timeout=2)  # type: ignore[no-untyped-call]
+    await redis.aclose()
+
+
+async def test_the_command_line_reaches_a_tls_server_with_its_ca_and_says_why_without(
+    redis_url: str, certificate: tuple[Path, Path]
+) -> None:
+    from redis.asyncio import Redis
+
+    cert, key = certificate
+    redis = Redis.from_url(redis_url)
+    config = ServerConfig(host="localhost", port=0, tls_cert=cert, tls_key=key, admin_token=ADMIN)
+    async with running(config, redis) as server:
+        command = [sys.executable, "-m", "arena.cli", "owner", "create", "tlsowner", "--server", server.address]
+        env = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
+        sealed = await asyncio.to_thread(
+            subprocess.run, [*command, "--token", ADMIN, "--ca-cert", str(cert)], capture_output=True, text=True,
+            env=env, check=False,
+        )  # fmt: skip
+        assert sealed.returncode == 0, sealed.stderr
+        assert "owner tlsowner created" in sealed.stdout
+        plain = await asyncio.to_thread(
+            subprocess.run, [*command, "--token", ADMIN], capture_output=True, text=True, env=env, check=False
+        )
+        assert plain.returncode == 2 and plain.stderr.startswith("arena: error: ")
+        assert plain.stderr.count("\n") == 1
+        bad_env = await asyncio.to_thread(
+            subprocess.run, command, capture_output=True, text=True, check=False,
+            env={**env, "ARENA_TOKEN": ADMIN, "ARENA_CA_CERT": "/nonexistent.pem"},
+        )  # fmt: skip
+        assert bad_env.returncode == 2
+        assert bad_env.stderr.startswith("arena: error: ") and "--ca-cert" in bad_env.stderr
+        assert "/nonexistent.pem" in bad_env.stderr and bad_env.stderr.count("\n") == 1
     await redis.aclose()
