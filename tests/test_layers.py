@@ -15,7 +15,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "arena"
 
 LAYERS: list[set[str]] = [
-    {"v1", "stats", "games"},
+    {"stats"},
+    {"v1"},
+    {"games"},
     {"bots", "ratings"},
     {"match", "standings", "matchmaking"},
     {"tournaments"},

@@ -12,6 +12,7 @@ from arena.games.base import (
     State,
     UnknownGame,
     game_names,
+    kit_of,
     make_game,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "board13",
     "friday13",
     "game_names",
+    "kit_of",
     "make_game",
 ]

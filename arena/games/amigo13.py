@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from arena.games.base import register
 from arena.games.cards import CardGame, CardRules, build_deck, check_players
+from arena.games.cards_kit import CardKit
 
 NAME = "amigo13"
 SUITS = ("blue", "yellow", "green", "red")
@@ -35,4 +37,18 @@ class Amigo13(CardGame):
         return {"players": self.players}
 
 
-register(NAME, Amigo13)
+class Amigo13Kit(CardKit):
+    drawing: ClassVar[Mapping[str, Any]] = {
+        "kind": "cards",
+        "score_table": "rounds",
+        # Each suit in its own printed colour: the red "Fiese Vieren" are the wild cards.
+        "suits": {
+            "blue": {"colour": "#1d5fae", "shape": "circle", "wild": False},
+            "yellow": {"colour": "#8a6a00", "shape": "triangle", "wild": False},
+            "green": {"colour": "#2f6f3e", "shape": "square", "wild": False},
+            "red": {"colour": "#b3123a", "shape": "star", "wild": True},
+        },
+    }
+
+
+register(NAME, Amigo13, Amigo13Kit())

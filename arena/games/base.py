@@ -13,7 +13,11 @@ import struct
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
+
+if TYPE_CHECKING:
+    # The kit module builds on this one; the registry only stores kits.
+    from arena.games.kit import GameKit
 
 REPLAY_FORMAT = "arena-replay/1"
 
@@ -68,15 +72,6 @@ def ranks_from_scores(scores: Sequence[int], *, lower_is_better: bool = True) ->
 def seed_commitment(seed: bytes) -> str:
     """The SHA-256 of the seed bytes, published at match start and checked at the end."""
     return hashlib.sha256(seed).hexdigest()
-
-
-def seed_from_text(text: str) -> bytes:
-    """Seed bytes from hex (as replay records store them); any other text is hashed."""
-    try:
-        raw = bytes.fromhex(text)
-    except ValueError:
-        raw = b""
-    return raw if raw else hashlib.sha256(text.encode()).digest()[:16]
 
 
 T = TypeVar("T")
@@ -247,12 +242,26 @@ class Game(ABC):
 
 
 GameFactory = Callable[..., Game]
-_REGISTRY: dict[str, GameFactory] = {}
+_REGISTRY: dict[str, tuple[GameFactory, GameKit]] = {}
 
 
-def register(name: str, factory: GameFactory) -> None:
-    """Make a game available by name to `make_game`, the CLI and the server."""
-    _REGISTRY[name] = factory
+def register(name: str, factory: GameFactory, kit: GameKit) -> None:
+    """Make a game available by name to `make_game`, the CLI and the server, with its kit: all
+    that the arena needs of the game besides its rules (arena.games.kit)."""
+    _REGISTRY[name] = (factory, kit)
+
+
+def kit_of(name: str) -> GameKit:
+    """The kit of the registered game `name`; raises UnknownGame."""
+    return _registered(name)[1]
+
+
+def _registered(name: str) -> tuple[GameFactory, GameKit]:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise UnknownGame(f"unknown game {name!r}; choose one of: {known}") from None
 
 
 def game_names() -> list[str]:
@@ -261,11 +270,7 @@ def game_names() -> list[str]:
 
 def make_game(name: str, **params: Any) -> Game:
     """The registered game `name` with `params`; raises UnknownGame or InvalidParameters."""
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise UnknownGame(f"unknown game {name!r}; choose one of: {known}") from None
+    factory = _registered(name)[0]
     accepted = inspect.signature(factory).parameters
     for key in params:
         if key not in accepted:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from arena.games.base import InvalidParameters, register
 from arena.games.cards import CardGame, CardRules, build_deck, check_players
+from arena.games.cards_kit import CardKit
+from arena.games.kit import Parameter
 
 NAME = "friday13"
 SUITS = ("cat", "mirror", "ladder", "friday")
@@ -38,4 +41,20 @@ class Friday13(CardGame):
         return {"players": self.players, "edition": self.edition}
 
 
-register(NAME, Friday13)
+class Friday13Kit(CardKit):
+    parameters = (
+        Parameter("edition", "en", "en: 50 cards (English, French); de: 53, with a 0 of each omen", EDITIONS),
+    )
+    drawing: ClassVar[Mapping[str, Any]] = {
+        "kind": "cards",
+        "score_table": "rounds",
+        "suits": {
+            "cat": {"colour": "#2f6f3e", "shape": "circle", "wild": False},
+            "mirror": {"colour": "#8a3fb0", "shape": "triangle", "wild": False},
+            "ladder": {"colour": "#b5541b", "shape": "square", "wild": False},
+            "friday": {"colour": "#b3123a", "shape": "star", "wild": True},
+        },
+    }
+
+
+register(NAME, Friday13, Friday13Kit())

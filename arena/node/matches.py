@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots import BOTS, make_bot
-from arena.games import Game, GameError
+from arena.games import Game, GameError, kit_of
 from arena.games.base import Action, State, seed_commitment
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
 from arena.node.relay import RelaySeat, RemoteSession, find_sessions
@@ -30,8 +30,6 @@ from arena.wire import convert
 log = logging.getLogger(__name__)
 
 BUILTIN_PREFIX = "builtin:"
-HIDDEN_RECORD_KEYS = ("hands", "dummy", "draw_pile")
-"""Parts of a round in a replay record that nobody may see while the match runs."""
 WATCH_BUFFER = 1024
 """Updates a watcher may fall behind before it is cut off."""
 
@@ -113,11 +111,13 @@ class LiveMatch:
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A replay record without what is hidden while the match runs: hands, dummy, draw pile, seed."""
+    """A replay record without what is hidden while the match runs: the seed, and what the game's kit
+    names in its rounds (hands, dummy, draw pile)."""
     shown = {key: value for key, value in record.items() if key != "seed"}
     if "rounds" in record:
+        hidden = kit_of(record["game"]).hidden_record_keys
         shown["rounds"] = [
-            {key: value for key, value in entry.items() if key not in HIDDEN_RECORD_KEYS} for entry in record["rounds"]
+            {key: value for key, value in entry.items() if key not in hidden} for entry in record["rounds"]
         ]
     return shown
 
@@ -155,8 +155,6 @@ class MatchHost:
             game = convert.game_from_spec(spec, len(seat_names))
         except GameError as error:
             raise MatchError(str(error)) from None
-        if not convert.supports(game):
-            raise MatchError(f"{game.name} cannot be played over the wire yet")
         if len(seat_names) != game.players:
             raise MatchError(
                 f"{game.name} for {game.players} players needs {game.players} seats, not {len(seat_names)}"

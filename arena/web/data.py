@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Sequence
 from typing import Any
 
 from arena.bots import BOTS
-from arena.games import Game, game_names, make_game
-from arena.games.board13.render import board_layout
-from arena.games.board13.rules import Board13Observation
-from arena.games.cards import CardObservation
+from arena.games import Game, game_names, kit_of, make_game
 from arena.node.matches import BUILTIN_PREFIX, MatchHost
 from arena.node.tournaments import TournamentView, tournament_view
 from arena.store import MatchRecord, Store
@@ -39,11 +35,19 @@ class NotFoundError(LookupError):
 
 
 def games() -> list[dict[str, Any]]:
-    """The games the arena plays, with what their score means."""
+    """The games the arena plays, with what their score means, their parameters and how the viewer draws them."""
     listed = []
     for name in game_names():
-        game = make_game(name)
-        listed.append({"name": name, "score_name": game.score_name, "lower_is_better": game.lower_is_better})
+        game, kit = make_game(name), kit_of(name)
+        listed.append(
+            {
+                "name": name,
+                "score_name": game.score_name,
+                "lower_is_better": game.lower_is_better,
+                "parameters": [dataclasses.asdict(parameter) for parameter in kit.parameters],
+                "drawing": kit.drawing,
+            }
+        )
     return listed
 
 
@@ -70,89 +74,20 @@ def match_summary(record: MatchRecord) -> dict[str, Any]:
     return {**dataclasses.asdict(record), "running": not record.ended_ms}
 
 
-def card_view(observation: CardObservation) -> dict[str, Any]:
-    """What a spectator sees of a card game: piles, hand sizes, taken cards, scores (no hands)."""
-    shown = observation.to_dict()
-    return {"kind": "cards", **{key: shown[key] for key in CARD_VIEW_KEYS}}
-
-
-CARD_VIEW_KEYS = ("round", "rounds", "current_player", "piles", "hand_sizes", "draw_pile_size", "dummy_size",
-                  "collected", "scores", "round_penalties")  # fmt: skip
-
-
-def board_view(observation: Board13Observation) -> dict[str, Any]:
-    """The board13 position field by field (board13 has no hidden information)."""
-    shown = observation.to_dict()
-    return {
-        "kind": "board",
-        "board": board_layout(observation.scenario, observation.board),
-        **{key: shown[key] for key in ("current_player", "ply", "ply_limit", "goal", "reserves", "toppled", "scores")},
-    }
-
-
-def public_view(observation: object) -> dict[str, Any]:
-    if isinstance(observation, CardObservation):
-        return card_view(observation)
-    if isinstance(observation, Board13Observation):
-        return board_view(observation)
-    raise TypeError(f"no web view for {type(observation).__name__}")
+def public_view(game: str, observation: object) -> dict[str, Any]:
+    """What a spectator sees of a running match, as the game's kit shows it."""
+    return kit_of(game).public_view(observation)
 
 
 def game_of(record: dict[str, Any]) -> Game:
     return convert.game_from_spec(convert.spec_from_params(record["game"], record["params"]))
 
 
-def move_text(game: Game, move: dict[str, Any]) -> str:
-    """A replay record's move as the action text the engine reads (`cat:5`, `friday:4>mirror`, `place d4`)."""
-    if "move" in move:
-        return str(move["move"])
-    card, pile = move["card"], move["pile"]
-    return card if card.partition(":")[0] == pile else f"{card}>{pile}"
-
-
 def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The position before the first move of each round and after every move, re-played by the engine.
-
-    Each frame has the round, the move just made (its record entry, or None), the public view and,
-    for card games, every seat's hand. The engine deals the next round as soon as the last card
-    of a round is played, so the frame of a round's last move keeps the piles that move left
-    (from the record) while the hands are empty and the scores already count the round.
-    """
+    """The position before the first move of each round and after every move, re-played by the engine
+    (the game's kit says what each frame shows)."""
     game = game_of(record)
-    state = game.new_match(bytes.fromhex(record["seed"]))
-    seats = range(len(record["seats"]))
-    frames: list[dict[str, Any]] = []
-
-    def frame(round_index: int, move: dict[str, Any] | None) -> dict[str, Any]:
-        view = public_view(state.public_observation())
-        shown: dict[str, Any] = {"round": round_index, "move": move, "view": view}
-        if view["kind"] == "cards":
-            shown["hands"] = [state.observation(seat).to_dict()["hand"] for seat in seats]
-        return shown
-
-    for round_index, round_record in enumerate(record["rounds"]):
-        frames.append(frame(round_index, None))
-        for move in round_record["moves"]:
-            before = frames[-1]["view"]
-            state.apply_text(move_text(game, move))
-            frames.append(frame(round_index, move))
-            if before["kind"] == "cards" and frames[-1]["view"]["round"] != round_index:
-                last = frames[-1]
-                last["view"] = {**last["view"], "round": round_index, "current_player": -1,
-                                "piles": piles_after(before["piles"], move)}  # fmt: skip
-                last["hands"] = [[] for _ in seats]
-    return frames
-
-
-def piles_after(piles: Sequence[dict[str, Any]], move: dict[str, Any]) -> list[dict[str, Any]]:
-    """The piles after `move` as its record tells: a pile that was taken restarts with the card played."""
-    after = []
-    for pile in piles:
-        if pile["pile"] == move["pile"]:
-            kept = [] if move["took"] else pile["cards"]
-            pile = {"pile": pile["pile"], "cards": [*kept, move["card"]], "total": move["total"]}
-        after.append(pile)
-    return after
+    return kit_of(game.name).replay_frames(game, record)
 
 
 class WebData:
@@ -224,8 +159,9 @@ class WebData:
         if live is not None:
             return {
                 "match": match_summary(live.record),
+                "drawing": kit_of(live.record.game).drawing,
                 "live": {
-                    "view": public_view(live.runner.state.public_observation()),
+                    "view": public_view(live.record.game, live.runner.state.public_observation()),
                     "last_move": live.last_move,
                     "record": live.public_record(),
                 },
@@ -234,7 +170,7 @@ class WebData:
         if found is None:
             raise NotFoundError(f"no match {match_id!r}; /api/matches lists the matches")
         record, replay = found
-        shown: dict[str, Any] = {"match": match_summary(record)}
+        shown: dict[str, Any] = {"match": match_summary(record), "drawing": kit_of(record.game).drawing}
         if replay is not None:
             shown["replay"] = replay
             shown["frames"] = self._replay_frames(match_id, replay)

@@ -11,6 +11,7 @@ from arena.bots import make_bot
 from arena.bots.base import StaticTurn
 from arena.games import make_game
 from arena.games.board13 import scenario_names
+from arena.games.cards_kit import CardEncoder
 from arena.v1 import messages_pb2 as pb
 from arena.wire import convert
 
@@ -27,13 +28,13 @@ def test_every_observation_of_a_match_comes_back_unchanged(name: str, params: di
     game = make_game(name, **params)
     rng = random.Random(7)
     state = game.new_match(b"convert")
-    encoder = convert.CardEncoder()
+    encoder = CardEncoder()
     while not state.is_terminal():
         seat = state.current_player()
         for watcher in (seat, (seat + 1) % game.players, -1):
             observation: Any = state.observation(watcher) if watcher >= 0 else state.public_observation()
             message = encoder.encode(observation)
-            assert message == convert.card_observation_to_pb(observation), "the incremental encoder drifted"
+            assert message == CardEncoder().encode(observation), "the incremental encoder drifted"
             if watcher >= 0:
                 legal = state.legal_actions() if watcher == seat else []
                 assert convert.observation_from_pb(game, message, legal) == observation
@@ -86,7 +87,7 @@ def test_builtin_policies_choose_the_same_action_from_the_converted_observation(
 def test_game_specs_and_clocks_round_trip() -> None:
     game = make_game("friday13", players=5, edition="de")
     spec = convert.spec_from_game(game)
-    assert spec == pb.GameSpec(game="friday13", players=5, edition="de")
+    assert spec == pb.GameSpec(game="friday13", players=5, edition="de", params={"edition": "de"})
     assert repr(convert.game_from_spec(spec)) == repr(game)
     assert repr(convert.game_from_spec(pb.GameSpec(game="amigo13"), seats=3)) == repr(make_game("amigo13", players=3))
     clock = convert.clock_from_pb(pb.Clock(per_move_ms=1500, bank_ms=10000))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
-from arena.web.data import move_text
+from arena.games import kit_of
 from arena.wire import convert
 from tests.web.conftest import ARTIFACTS, MINUS, TOURNAMENT, WebArena, hold_live_match
 
@@ -176,6 +176,33 @@ def test_stepping_through_a_card_replay_with_the_keyboard_shows_what_the_record_
     expect(page.locator("#step-status")).to_contain_text("Step 0 of")
 
 
+def rgb(colour: str) -> str:
+    """`#1d5fae` as the browser's computed style writes it: `rgb(29, 95, 174)`."""
+    red, green, blue = (int(colour[index : index + 2], 16) for index in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+@pytest.mark.parametrize("game", ["amigo13", "friday13"])
+def test_every_card_shows_its_own_suits_colour_and_shape(web_arena: WebArena, page: Page, game: str) -> None:
+    """amigo13's blue cards are blue (they were drawn in friday13's first colour, a green)."""
+    listed = {entry["name"]: entry for entry in web_arena.get("/api/games")[1]}
+    suits = listed[game]["drawing"]["suits"]
+    visit(page, web_arena, f"matches/{web_arena.matches[game]}")
+    # The first frame shows every hand: cards of all four suits.
+    shown = page.locator(".seat .hand .card").evaluate_all(
+        "cards => cards.map(c => [c.dataset.suit, getComputedStyle(c).color, c.querySelector('svg > *').tagName,"
+        " c.classList.contains('wild')])"
+    )
+    assert {suit for suit, *_ in shown} == set(suits)
+    shapes = {"circle": "circle", "triangle": "polygon", "square": "rect", "star": "polygon"}
+    for suit, colour, shape, wild in shown:
+        assert (colour, shape, wild) == (rgb(suits[suit]["colour"]), shapes[suits[suit]["shape"]], suits[suit]["wild"])
+    if game == "amigo13":
+        red, green, blue = (int(suits["blue"]["colour"][index : index + 2], 16) for index in (1, 3, 5))
+        assert blue > max(red, green), "the blue suit is drawn blue"
+        assert len({look["colour"] for look in suits.values()}) == 4
+
+
 def test_a_board13_replay_shows_the_boards_the_rules_give(web_arena: WebArena, page: Page) -> None:
     match_id = web_arena.matches["board13"]
     record = web_arena.replay(match_id)
@@ -184,7 +211,7 @@ def test_a_board13_replay_shows_the_boards_the_rules_give(web_arena: WebArena, p
     visit(page, web_arena, f"matches/{match_id}")
     page.locator("#replay").focus()
     for move in record["rounds"][0]["moves"][:6]:
-        state.apply_text(move_text(game, move))
+        state.apply_text(kit_of(game.name).move_text(game, move))
         page.keyboard.press("ArrowRight")
         expect(page.locator("#move-text")).to_contain_text(f"played {move['move']}.")
         shown = page.locator(".field").evaluate_all("fields => fields.map(f => [f.dataset.field, f.dataset.piece])")

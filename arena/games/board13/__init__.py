@@ -6,6 +6,7 @@ a TOML file (format in docs/BOARD13.md).
 
 from arena.games.base import register
 from arena.games.board13.board import SIDES, field_name, parse_field
+from arena.games.board13.kit import Board13Kit
 from arena.games.board13.render import board_layout, render_text
 from arena.games.board13.rules import (
     DEFAULT_SCENARIO,
@@ -27,7 +28,7 @@ from arena.games.board13.scenario import (
     scenario_names,
 )
 
-register(NAME, Board13)
+register(NAME, Board13, Board13Kit())
 
 __all__ = [
     "DEFAULT_SCENARIO",

@@ -58,11 +58,6 @@ ORTHOGONAL = ((0, 1), (1, 0), (0, -1), (-1, 0))
 DIAGONAL = ((1, 1), (1, -1), (-1, -1), (-1, 1))
 
 
-def side_bit(side: int) -> int:
-    """The owner bits of a side's pieces: 1 for black, 2 for white."""
-    return side + 1
-
-
 def field_name(field: int) -> str:
     return f"{FILES[field % SIZE]}{field // SIZE + 1}"
 

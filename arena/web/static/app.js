@@ -263,7 +263,7 @@ async function matchPage(id) {
     const render = (live, match) => holder.replaceChildren(h("p", {}, h("span", { class: "live-badge" }, "LIVE"),
       " Public view, updated every second; hands are shown once the match has ended."),
     h("p", { class: "move-text", id: "move-text" }, live.last_move || "No move yet."),
-    renderView(live.view, match.seats, null, null));
+    renderView(live.view, data.drawing, match.seats, null, null));
     render(data.live, m);
     show(heading, facts, holder);
     poll(async () => {
@@ -284,12 +284,12 @@ async function matchPage(id) {
     if (m.running) poll(async () => { await matchPage(id); return false; }, POLL_MS.live);
     return;
   }
-  show(heading, facts, replayViewer(data.replay, data.frames));
+  show(heading, facts, replayViewer(data.replay, data.frames, data.drawing));
 }
 
 // -- the replay viewer -------------------------------------------------------------------------
 
-function replayViewer(replay, frames) {
+function replayViewer(replay, frames, drawing) {
   let index = 0;
   const status = h("span", { class: "step-status", id: "step-status" });
   const slider = h("input", { type: "range", min: 0, max: frames.length - 1, value: 0, "aria-label": "Step" });
@@ -318,9 +318,10 @@ function replayViewer(replay, frames) {
     const moves = replay.rounds[frame.round].moves.length;
     status.textContent = `Step ${index} of ${frames.length - 1} · round ${frame.round + 1} of ${rounds} · ` +
       `move ${countMoves(frames, index)} of ${moves}`;
-    moveText.replaceChildren(...describeMove(replay, frame));
-    board.replaceChildren(renderView(frame.view, replay.seats, frame.hands || null, frame.move, previous && previous.view));
-    scores.replaceChildren(scoreTable(replay, frame));
+    moveText.replaceChildren(...describeMove(replay, frame, drawing));
+    board.replaceChildren(renderView(frame.view, drawing, replay.seats, frame.hands || null, frame.move,
+      previous && previous.view));
+    scores.replaceChildren(scoreTable(replay, frame, drawing));
     buttons.first.disabled = buttons.prev.disabled = buttons.prevRound.disabled = index === 0;
     buttons.last.disabled = buttons.next.disabled = buttons.nextRound.disabled = index === frames.length - 1;
     say(`${status.textContent}. ${moveText.textContent}`);
@@ -359,61 +360,72 @@ function countMoves(frames, index) {
   return index - start;
 }
 
-function describeMove(replay, frame) {
+function describeMove(replay, frame, drawing) {
   const move = frame.move;
-  if (!move) return [`Round ${frame.round + 1} starts.`, frame.view.kind === "cards" ? " Every hand is shown: the match has ended." : ""];
+  if (!move) return [`Round ${frame.round + 1} starts.`, frame.hands ? " Every hand is shown: the match has ended." : ""];
   const who = `Seat ${move.seat} (${replay.seats[move.seat]})`;
   if (move.move !== undefined) {
+    // A move the record writes as action text; board games add what it captured and toppled.
     const parts = [`${who} played ${move.move}.`];
-    if (move.captured.length) parts.push(` Captured ${move.captured.join(", ")}.`);
-    if (move.toppled.length) parts.push(` Toppled the monument on ${move.toppled.join(", ")}.`);
+    if (move.captured && move.captured.length) parts.push(` Captured ${move.captured.join(", ")}.`);
+    if (move.toppled && move.toppled.length) parts.push(` Toppled the monument on ${move.toppled.join(", ")}.`);
     return parts;
   }
-  const parts = [`${who} played `, card(move.card, frame.view.piles, true), ` on the ${move.pile} pile: total ${move.total}.`];
+  const parts = [`${who} played `, card(move.card, drawing, true), ` on the ${move.pile} pile: total ${move.total}.`];
   if (move.took.length) parts.push(" Took ", h("span", { class: "cards", style: "display:inline-flex" },
-    move.took.map((c) => card(c, frame.view.piles, true))), ` (${move.took.length} cards).`);
+    move.took.map((c) => card(c, drawing, true))), ` (${move.took.length} cards).`);
   return parts;
 }
 
-function suitIndex(suit, piles) {
-  const found = piles.findIndex((p) => p.pile === suit);
-  return found < 0 ? 3 : found;
-}
+const SUIT_SHAPES = {
+  circle: () => svg("circle", { cx: 8, cy: 8, r: 6.5, fill: "currentColor" }),
+  triangle: () => svg("polygon", { points: "8,1 15,15 1,15", fill: "currentColor" }),
+  square: () => svg("rect", { x: 2, y: 2, width: 12, height: 12, fill: "currentColor" }),
+  star: () => svg("polygon", { points: "8,0 10,6 16,6 11,10 13,16 8,12 3,16 5,10 0,6 6,6", fill: "currentColor" }),
+};
 
-const SUIT_SHAPES = [
-  () => svg("circle", { cx: 8, cy: 8, r: 6.5, fill: "currentColor" }),
-  () => svg("polygon", { points: "8,1 15,15 1,15", fill: "currentColor" }),
-  () => svg("rect", { x: 2, y: 2, width: 12, height: 12, fill: "currentColor" }),
-  () => svg("polygon", { points: "8,0 10,6 16,6 11,10 13,16 8,12 3,16 5,10 0,6 6,6", fill: "currentColor" }),
-];
-
-function card(text, piles, small) {
-  // A card: its suit by shape and name as well as colour, and its value.
+function card(text, drawing, small) {
+  // A card: its suit by shape and name as well as colour (all as the game's drawing declares), and its value.
   const [suit, value] = text.split(":");
-  const index = suitIndex(suit, piles);
-  return h("span", { class: `card s${index}${small ? " small" : ""}`, "data-card": text, role: "img",
-    "aria-label": `${suit} ${value}`, title: text },
-  svg("svg", { viewBox: "0 0 16 16", "aria-hidden": "true" }, SUIT_SHAPES[index]()),
+  const look = drawing.suits[suit];
+  return h("span", { class: `card${look.wild ? " wild" : ""}${small ? " small" : ""}`, style: `color: ${look.colour}`,
+    "data-card": text, "data-suit": suit, role: "img", "aria-label": `${suit} ${value}`, title: text },
+  svg("svg", { viewBox: "0 0 16 16", "aria-hidden": "true" }, SUIT_SHAPES[look.shape]()),
   h("span", { class: "value" }, value), h("span", { class: "suit-name" }, suit));
 }
 
-function renderView(viewData, seats, hands, move, before) {
-  return viewData.kind === "board" ? boardView(viewData, seats, move, before) : cardView(viewData, seats, hands, move);
+const RENDERERS = {
+  cards: (v, drawing, seats, hands, move) => cardView(v, drawing, seats, hands, move),
+  board: (v, drawing, seats, hands, move, before) => boardView(v, seats, move, before),
+  facts: (v, drawing, seats) => factsView(v, seats),
+};
+
+function renderView(viewData, drawing, seats, hands, move, before) {
+  // The game's drawing names the renderer; the view's own kind is the same name.
+  return RENDERERS[drawing.kind](viewData, drawing, seats, hands, move, before);
 }
 
-function cardView(v, seats, hands, move) {
+function factsView(v, seats) {
+  // A game drawn as plain facts: each a label and its value, then the seats with who is to move.
+  return h("div", { class: "facts-view" },
+    h("dl", { class: "facts" }, v.facts.map(([label, value]) => [h("dt", {}, label), h("dd", {}, String(value))])),
+    h("ul", {}, seats.map((name, seat) => h("li", { class: v.current_player === seat ? "to-move" : "", "data-seat": seat },
+      `Seat ${seat}: ${name}${v.current_player === seat ? " (to move)" : ""}`))));
+}
+
+function cardView(v, drawing, seats, hands, move) {
   const piles = h("div", { class: "piles" }, v.piles.map((pile) => h("section", {
     class: `pile${move && move.pile === pile.pile ? " hot" : ""}`, "data-pile": pile.pile, "data-total": pile.total,
     "aria-label": `${pile.pile} pile, total ${pile.total}` },
   h("h3", {}, h("span", {}, `${pile.pile} pile`), h("span", { class: "total" }, pile.total)),
-  h("div", { class: "cards" }, pile.cards.map((c) => card(c, v.piles, true))))));
+  h("div", { class: "cards" }, pile.cards.map((c) => card(c, drawing, true))))));
   const seatBoxes = h("div", { class: "seats" }, seats.map((name, seat) => h("section", {
     class: `seat${v.current_player === seat ? " to-move" : ""}`, "data-seat": seat },
   h("h3", {}, `Seat ${seat}: ${name}${v.current_player === seat ? " (to move)" : ""}`),
   h("div", { class: "label" }, hands ? `Hand (${hands[seat].length})` : `Hand: ${v.hand_sizes[seat]} cards (hidden)`),
-  hands ? h("div", { class: "cards hand" }, hands[seat].map((c) => card(c, v.piles, true))) : null,
+  hands ? h("div", { class: "cards hand" }, hands[seat].map((c) => card(c, drawing, true))) : null,
   h("div", { class: "label" }, `Taken this round (${v.collected[seat].length})`),
-  h("div", { class: "cards collected" }, v.collected[seat].map((c) => card(c, v.piles, true))),
+  h("div", { class: "cards collected" }, v.collected[seat].map((c) => card(c, drawing, true))),
   h("div", { class: "label" }, "Score so far: ", h("strong", { class: "score" }, v.scores[seat])))));
   const extra = v.draw_pile_size ? `Draw pile: ${v.draw_pile_size} cards.` : v.dummy_size ? `Dummy hand: ${v.dummy_size} cards.` : "";
   return h("div", {}, piles, extra ? h("p", { class: "muted" }, extra) : null, seatBoxes);
@@ -456,9 +468,9 @@ function boardView(v, seats, move, before) {
       h("p", {}, "Legend: b/w stones, M monuments (pentagon), + black-only and − white-only fields, dotted frame: highlighted field.")));
 }
 
-function scoreTable(replay, frame) {
+function scoreTable(replay, frame, drawing) {
   const seats = replay.seats;
-  if (replay.game === "board13") {
+  if (drawing.score_table === "final") {
     const r = replay.rounds[0];
     return table(`Result: ${r.end || replay.termination}`, [["Seat"], ["Score", "num"], ["Rank", "num"]],
       seats.map((name, i) => h("tr", { "data-seat": i }, h("td", {}, `${i}: ${name}`),

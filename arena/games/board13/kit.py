@@ -1,0 +1,128 @@
+"""The kit of board13: its wire messages and its web view (the game has no hidden information)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any, ClassVar
+
+from arena.games.base import Action, Game
+from arena.games.board13.board import FIXED, MONUMENT, NAMES, OWNER
+from arena.games.board13.render import board_layout
+from arena.games.board13.rules import DEFAULT_SCENARIO, Board13, Board13Observation
+from arena.games.kit import GameKit, Parameter
+from arena.v1 import messages_pb2 as pb
+
+FIELD_KINDS = (pb.FIELD_KIND_NEUTRAL, pb.FIELD_KIND_BLACK_ONLY, pb.FIELD_KIND_WHITE_ONLY)
+"""Scenario field kinds 0 (neutral), 1 (black only), 2 (white only) on the wire."""
+STONE_PIECES = (pb.PIECE_EMPTY, pb.PIECE_BLACK, pb.PIECE_WHITE)
+MONUMENT_PIECES = (pb.PIECE_NEUTRAL_MONUMENT, pb.PIECE_BLACK_MONUMENT, pb.PIECE_WHITE_MONUMENT)
+VIEW_KEYS = ("current_player", "ply", "ply_limit", "goal", "reserves", "toppled", "scores")
+
+
+@cache
+def _field(index: int, kind: int, code: int) -> pb.Field:
+    """The message of one field holding the piece `code` (board.py's bits: owner, monument, fixed)."""
+    monument = bool(code & MONUMENT)
+    piece = (MONUMENT_PIECES if monument else STONE_PIECES)[code & OWNER]
+    movable = monument and not code & FIXED
+    return pb.Field(square=NAMES[index], kind=FIELD_KINDS[kind], piece=piece, movable=movable)
+
+
+def _piece_code(field: pb.Field) -> int:
+    if field.piece in MONUMENT_PIECES:
+        return MONUMENT_PIECES.index(field.piece) | MONUMENT | (0 if field.movable else FIXED)
+    return STONE_PIECES.index(field.piece) if field.piece in STONE_PIECES else 0
+
+
+class Board13Encoder:
+    """Board13 positions as messages: 49 fields, so each is encoded whole."""
+
+    __slots__ = ("_moves", "game")
+
+    def __init__(self, game: Board13) -> None:
+        self.game = game
+        self._moves: dict[tuple[int, int], pb.Board13Move] = {}
+
+    def encode(self, obs: Board13Observation) -> pb.Observation:
+        message = pb.Observation()
+        self.encode_into(obs, message)
+        return message
+
+    def encode_into(self, obs: Board13Observation, message: pb.Observation) -> None:
+        view = message.board13
+        scenario = obs.scenario
+        view.scenario = scenario.name
+        view.fields.extend(
+            [
+                _field(index, kind, code)
+                for index, (kind, code) in enumerate(zip(scenario.kinds, obs.board, strict=True))
+            ]
+        )
+        view.reserves[:] = obs.reserves
+        view.toppled[:] = obs.toppled
+        view.neutral_toppled[:] = obs.neutral_toppled
+        view.ply = obs.ply
+        view.ply_limit = scenario.ply_limit
+        view.current_player = max(obs.current_player, 0)
+        view.passes = obs.passes
+        view.capture_diagonal = scenario.capture_diagonal
+        view.goal = scenario.goal
+        view.moves.extend([self._move(seat, action) for seat, action in zip(obs.movers, obs.moves, strict=True)])
+        view.scores[:] = obs.scores
+        view.seat = obs.seat
+
+    def _move(self, seat: int, action: int) -> pb.Board13Move:
+        move = self._moves.get((seat, action))
+        if move is None:
+            move = pb.Board13Move(seat=seat, action_id=action, text=self.game.action_text(action))
+            self._moves[seat, action] = move
+        return move
+
+
+def board13_observation_from_pb(
+    game: Board13, message: pb.Board13Observation, legal: Sequence[int]
+) -> Board13Observation:
+    """The engine's observation of `message.seat`, with the legal actions of its request."""
+    own_turn = message.seat == message.current_player
+    return Board13Observation(
+        game=game.name,
+        scenario=game.scenario,
+        seat=message.seat,
+        current_player=message.current_player,
+        board=tuple(_piece_code(field) for field in message.fields),
+        reserves=(message.reserves[0], message.reserves[1]),
+        toppled=(message.toppled[0], message.toppled[1]),
+        neutral_toppled=(message.neutral_toppled[0], message.neutral_toppled[1]),
+        ply=message.ply,
+        passes=message.passes,
+        legal_actions=tuple(legal) if own_turn else (),
+        moves=tuple(move.action_id for move in message.moves),
+        movers=tuple(move.seat for move in message.moves),
+        scores=tuple(message.scores),
+    )
+
+
+class Board13Kit(GameKit):
+    parameters = (
+        Parameter("scenario", DEFAULT_SCENARIO, "a shipped scenario's name or a scenario file (docs/BOARD13.md)"),
+    )
+    observation_field = "board13"
+    drawing: ClassVar[Mapping[str, Any]] = {"kind": "board", "score_table": "final"}
+
+    def encoder(self, game: Game) -> Board13Encoder:
+        assert isinstance(game, Board13), f"{game.name} is not board13"
+        return Board13Encoder(game)
+
+    def observation_from_pb(self, game: Game, message: Any, legal: Sequence[Action]) -> Board13Observation:
+        assert isinstance(game, Board13), f"{game.name} is not board13"
+        return board13_observation_from_pb(game, message, legal)
+
+    def public_view(self, observation: Board13Observation) -> dict[str, Any]:
+        """The position field by field, with the ply, goal, reserves and scores."""
+        shown = observation.to_dict()
+        return {
+            "kind": "board",
+            "board": board_layout(observation.scenario, observation.board),
+            **{key: shown[key] for key in VIEW_KEYS},
+        }
