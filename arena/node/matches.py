@@ -16,12 +16,13 @@ from arena.bots import BOTS, make_bot
 from arena.games import Game, GameError, kit_of
 from arena.games.base import Action, State, seed_commitment
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
-from arena.node.relay import RelaySeat, RemoteSession, find_sessions
+from arena.node.relay import RelaySeat, find_sessions
 from arena.node.remote_seat import RemoteSeat
 from arena.node.sessions import Session, SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store
+from arena.store.relay import RemoteSession
 from arena.store.store import now_ms
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb

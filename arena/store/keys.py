@@ -193,7 +193,7 @@ def tournament_starts(name: str) -> str:
     return f"{PREFIX}tournament:{name}:starts"
 
 
-# -- seats across nodes (arena/node/relay.py) -----------------------------------------------
+# -- seats across nodes (arena/store/relay.py) ----------------------------------------------
 
 
 def presence(bot_name: str) -> str:

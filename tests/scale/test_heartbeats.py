@@ -8,16 +8,16 @@ from redis.asyncio import Redis
 from arena.node.relay import Relay
 from arena.node.sessions import Limits, SessionRegistry
 from arena.store import keys
+from arena.store.relay import Post, PostKind
 from arena.v1 import bot_service_pb2 as bot_pb
 
 pytestmark = pytest.mark.asyncio
 
 
-def start(match_id: str, host: str) -> dict[str, object]:
+def start(match_id: str, host: str) -> Post:
     """A relayed MatchStarted as the hosting node posts it to the session's inbox."""
     started = bot_pb.ConnectResponse(match_started=bot_pb.MatchStarted(match_id=match_id))
-    return {"kind": b"start", "match": match_id.encode(), "n": b"1", "host": host.encode(),
-            "msg": started.SerializeToString()}  # fmt: skip
+    return Post(PostKind.START, match_id, seat=0, number=1, host=host, message=started)
 
 
 async def test_a_dead_hosts_matches_leave_the_session_and_a_living_hosts_stay(redis_url: str) -> None:
