@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import AsyncIterator
-from typing import Any
 
 import grpc
 
+from arena.games import GameError
 from arena.node.tournaments import TournamentView, cancel_tournament, create_tournament, tournament_view
 from arena.server.auth import abort, require
 from arena.store import NameTaken, Store, keys
@@ -39,11 +39,10 @@ def spec_from_pb(message: api_pb.TournamentSpec) -> TournamentSpec:
     formats = {number: name for name, number in FORMATS_PB.items()}
     if message.format not in formats:
         raise TournamentError(f"choose a format: {', '.join(FORMATS_PB)}")
-    params: dict[str, Any] = {}
-    if message.game.edition:
-        params["edition"] = message.game.edition
-    if message.game.scenario:
-        params["scenario"] = message.game.scenario
+    try:
+        params = convert.params_from_spec(message.game)
+    except GameError as error:
+        raise TournamentError(str(error)) from None
     return TournamentSpec(
         name=message.name,
         game=message.game.game,

@@ -35,11 +35,16 @@ class UnsupportedGame(ValueError):
     """An observation that is not in the wire form of the match's game."""
 
 
-def game_from_spec(spec: pb.GameSpec, seats: int = 0) -> Game:
-    """The game a GameSpec names; `players` 0 means `seats`. Raises GameError for bad specs."""
+def params_from_spec(spec: pb.GameSpec) -> dict[str, Any]:
+    """The parameters a GameSpec gives besides `players`, typed as its game declares them; raises GameError."""
     texts = {name: getattr(spec, name) for name in SPEC_FIELDS}
     texts.update(spec.params)
-    params = kit_of(spec.game).params_from_text(texts)
+    return kit_of(spec.game).params_from_text(texts)
+
+
+def game_from_spec(spec: pb.GameSpec, seats: int = 0) -> Game:
+    """The game a GameSpec names; `players` 0 means `seats`. Raises GameError for bad specs."""
+    params = params_from_spec(spec)
     players = spec.players or seats
     if players:
         params["players"] = players

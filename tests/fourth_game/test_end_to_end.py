@@ -142,3 +142,37 @@ async def test_bad_parameters_of_the_fourth_game_are_refused_with_a_reason(redis
                 await arena.api.CreateMatch(request, metadata=bearer(ADMIN))
             assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             assert reason in (raised.value.details() or "")
+
+
+@pytest.mark.asyncio
+async def test_a_tournament_of_the_fourth_game_keeps_its_parameters_and_refuses_bad_ones(redis_url: str) -> None:
+    async with start_arena(redis_url) as arena:
+        owner = await arena.owner("cup")
+        await arena.connect(WatchingBot, await arena.bot(owner, "counter", games=(NAME,)))
+
+        def spec(name: str, pile: str) -> api_pb.TournamentSpec:
+            return api_pb.TournamentSpec(
+                name=name,
+                game=pb.GameSpec(game=NAME, params={"pile": pile}),
+                entrants=["counter", "builtin:random"],
+                table_size=2,
+                rounds=1,
+                format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+                seed="cup",
+            )
+
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await arena.api.CreateTournament(
+                api_pb.CreateTournamentRequest(spec=spec("bad", "many")), metadata=bearer(ADMIN)
+            )
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "pile is a whole number, not 'many'" in (raised.value.details() or "")
+
+        await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=spec("cup", "7")), metadata=bearer(ADMIN))
+        async for update in arena.api.WatchTournament(api_pb.WatchTournamentRequest(name="cup"), timeout=60):
+            if update.tournament.finished_ms:
+                break
+        shown = (await arena.api.GetTournament(api_pb.GetTournamentRequest(name="cup"))).tournament
+        assert shown.spec.game == pb.GameSpec(game=NAME, players=2, params={"pile": "7"})
+        matches = (await arena.api.ListMatches(api_pb.ListMatchesRequest(tournament_id="cup"))).matches
+        assert matches and all(match.game.params["pile"] == "7" for match in matches)
