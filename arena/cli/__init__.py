@@ -7,12 +7,12 @@ options of `arena.cli.options` and the one client of `arena.client`.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 from click.core import ParameterSource
 
-from arena.bots import UnknownBot
 from arena.cli.bot import bot
 from arena.cli.local import ab_test, play, scenarios
 from arena.cli.match import match
@@ -21,8 +21,6 @@ from arena.cli.owner import owner
 from arena.cli.ratings import leaderboard, queue, ratings
 from arena.cli.serve import demo, serve
 from arena.cli.tournament import tournament
-from arena.client import ArenaError
-from arena.games import GameError
 
 __all__ = ["app", "main"]
 
@@ -38,14 +36,31 @@ for command in (play, ab_test, scenarios, serve, demo, owner, bot, match, tourna
 
 
 def bad_parameter_message(problem: click.BadParameter) -> str:
-    """Click's message, naming the environment variable when the bad value came from one."""
+    """Click's message, or, when the bad value came from an environment variable (an `EnvOption`
+    records that), one naming the variable and its value, since the command line shows neither."""
     parameter, context = problem.param, problem.ctx
     if parameter is None or context is None or parameter.name is None:
         return problem.format_message()
     if context.get_parameter_source(parameter.name) is not ParameterSource.ENVIRONMENT:
         return problem.format_message()
     names = [parameter.envvar] if isinstance(parameter.envvar, str) else list(parameter.envvar or ())
-    return f"{' or '.join(names)}: {problem.message} (the environment's value for {parameter.opts[0]}); fix or unset it"
+    name = next((name for name in names if os.environ.get(name)), " or ".join(names))
+    return (
+        f"{name}={os.environ.get(name, '')}: {problem.message} (the value of {parameter.opts[0]}; fix or unset {name})"
+    )
+
+
+def one_line_problems() -> tuple[type[Exception], ...]:
+    """The errors of bad input besides Click's: a bad game, bot or call to an arena.
+
+    Imported here, not at the top, so that `arena --help` loads no games, bots or gRPC; by the
+    time one of these is raised its module is loaded, so the import then costs nothing.
+    """
+    from arena.bots import UnknownBot
+    from arena.client import ArenaError
+    from arena.games import GameError
+
+    return (UsageProblem, GameError, UnknownBot, ArenaError)
 
 
 def main() -> None:
@@ -65,6 +80,8 @@ def main() -> None:
     except click.ClickException as problem:
         print(f"arena: error: {problem.format_message()}", file=sys.stderr)
         sys.exit(2)
-    except (UsageProblem, GameError, UnknownBot, ArenaError) as problem:
+    except Exception as problem:
+        if not isinstance(problem, one_line_problems()):
+            raise
         print(f"arena: error: {problem}", file=sys.stderr)
         sys.exit(2)

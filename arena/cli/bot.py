@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.table import Table
 
 from arena.cli.options import Token, call, connection_options, fail, json_option, print_json, to_dict
 from arena.cli.output import console, when
-from arena.client import ArenaClient, Connection
-from arena.v1 import arena_service_pb2 as api_pb
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from arena.client import ArenaClient, Connection
 
 UPLOAD_CHUNK = 256 << 10
 """Bytes per SubmitBot message, well under the server's 1 MiB message limit."""
@@ -34,6 +36,8 @@ def bot_register(
     name: str, games: tuple[str, ...], language: str, description: str, connection: Connection, as_json: bool
 ) -> None:
     """Register bot NAME (owner token); prints its token once."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     request = api_pb.RegisterBotRequest(name=name, games=games, language=language, description=description)
     reply = call(connection, lambda arena: arena.register_bot(request))
     if as_json:
@@ -44,6 +48,8 @@ def bot_register(
 
 
 def _bots_table(bots: Any) -> Table:
+    from rich.table import Table
+
     table = Table(title="bots")
     for column in ("bot", "owner", "language", "games", "connected", "registered"):
         table.add_column(column)
@@ -59,11 +65,13 @@ def _bots_table(bots: Any) -> Table:
 @json_option
 def bot_list(owner_name: str, connection: Connection, as_json: bool) -> None:
     """List the registered bots."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     reply = call(connection, lambda arena: arena.list_bots(api_pb.ListBotsRequest(owner=owner_name)))
     if as_json:
         print_json([to_dict(info) for info in reply.bots])
     else:
-        console.print(_bots_table(reply.bots))
+        console().print(_bots_table(reply.bots))
 
 
 @bot.command("show")
@@ -72,6 +80,9 @@ def bot_list(owner_name: str, connection: Connection, as_json: bool) -> None:
 @json_option
 def bot_show(name: str, connection: Connection, as_json: bool) -> None:
     """One bot and its rating in each of its games."""
+    from rich.table import Table
+
+    from arena.v1 import arena_service_pb2 as api_pb
 
     async def look(arena: ArenaClient) -> tuple[Any, dict[str, Any]]:
         found = [info for info in (await arena.list_bots(api_pb.ListBotsRequest())).bots if info.name == name]
@@ -88,7 +99,7 @@ def bot_show(name: str, connection: Connection, as_json: bool) -> None:
     if as_json:
         print_json({**to_dict(info), "ratings": {game: to_dict(point) for game, point in ratings.items()}})
         return
-    console.print(_bots_table([info]))
+    console().print(_bots_table([info]))
     table = Table(title=f"ratings of {name}")
     for column in ("game", "mu", "sigma", "mu - 3 sigma", "games", "last match"):
         table.add_column(column)
@@ -99,7 +110,7 @@ def bot_show(name: str, connection: Connection, as_json: bool) -> None:
         else:
             table.add_row(game, f"{point.mu:.2f}", f"{point.sigma:.2f}", f"{point.conservative:.2f}",
                           str(point.games), point.match_id)  # fmt: skip
-    console.print(table)
+    console().print(table)
 
 
 @bot.command("rotate-token")
@@ -108,6 +119,8 @@ def bot_show(name: str, connection: Connection, as_json: bool) -> None:
 @json_option
 def bot_rotate_token(name: str, connection: Connection, as_json: bool) -> None:
     """Give bot NAME a new token (its owner's token or admin); the old one stops working."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     reply = call(connection, lambda arena: arena.rotate_bot_token(api_pb.RotateBotTokenRequest(name=name)))
     if as_json:
         print_json({"name": name, "token": reply.token})
@@ -128,6 +141,7 @@ def bot_rotate_token(name: str, connection: Connection, as_json: bool) -> None:
 def bot_submit(name: str, game: str, folder: Path, run_command: str, connection: Connection, as_json: bool) -> None:
     """Upload a new version of bot NAME for the arena to run (owner token); waits for its validation match."""
     from arena.hosted.package import PackageError, pack  # loaded only here, so that the CLI starts fast
+    from arena.v1 import arena_service_pb2 as api_pb
 
     try:
         package = pack(folder)
@@ -161,6 +175,10 @@ def _tail(text: str, lines: int = 20) -> str:
 @json_option
 def bot_logs(name: str, runs: int, connection: Connection, as_json: bool) -> None:
     """A hosted bot's versions and the end of its stderr in recent runs (its owner's token, or admin)."""
+    from rich.table import Table
+
+    from arena.v1 import arena_service_pb2 as api_pb
+
     request = api_pb.GetBotLogsRequest(name=name, limit=runs)
     reply = call(connection, lambda arena: arena.get_bot_logs(request))
     if as_json:
@@ -172,7 +190,7 @@ def bot_logs(name: str, runs: int, connection: Connection, as_json: bool) -> Non
     for version in reply.versions:
         table.add_row(str(version.version), when(version.created_ms), version.status, version.run,
                       version.sha256[:12], version.reason)  # fmt: skip
-    console.print(table)
+    console().print(table)
     for run in reply.runs:
         print(f"\n-- version {run.version}, {when(run.started_ms)} on {run.node}, matches "
               f"{', '.join(run.match_ids) or '-'}: {run.ending}")  # fmt: skip

@@ -3,31 +3,21 @@ with --server) and `arena scenarios`."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from arena.bots import BOTS, UnknownBot
-from arena.cli.options import ADMIN_TOKEN_ENV, TOKEN_ENV, Token, call, fail
+from arena.cli.options import ADMIN_TOKEN_ENV, TOKEN_ENV, EnvOption, Token, call, fail
 from arena.cli.output import console, print_head_to_head, print_standings
-from arena.cli.remote_abtest import ServerProblem, play_deals_on_server
-from arena.client import Connection
-from arena.games import make_game
-from arena.games.board13.render import render_text
-from arena.games.board13.rules import Board13Observation
-from arena.games.board13.scenario import load_scenario, scenario_names
-from arena.match.abtest import ABTest, Hypotheses, play_deals
-from arena.match.local import play_series, schedule
-from arena.match.runner import MatchResult
-from arena.match.seating import check_seatings_per_deal, describe_design
-from arena.standings import Pair, Played, Standing, head_to_head, standings, unsettled
+
+if TYPE_CHECKING:
+    from arena.match.abtest import ABTest
+    from arena.match.runner import MatchResult
+    from arena.standings import Pair, Standing
 
 
 def game_params(players: int | None, edition: str | None, scenario: str | None) -> dict[str, Any]:
@@ -82,6 +72,16 @@ def play(
 
     GAME is friday13, amigo13 or board13.
     """
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from arena.bots import BOTS, UnknownBot
+    from arena.games import make_game
+    from arena.match.local import play_series, schedule
+    from arena.match.seating import describe_design
+    from arena.standings import Played, head_to_head, standings
+
     entries = [entry.strip() for entry in bots.split(",") if entry.strip()]
     policies = dict(entry.partition("=")[::2] if "=" in entry else (entry, entry) for entry in entries)
     names = [entry.partition("=")[0] for entry in entries]
@@ -106,7 +106,7 @@ def play(
     if sys.stdout.isatty() and not as_json:
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=console, transient=True,
+            console=console(), transient=True,
         ) as progress:  # fmt: skip
             task = progress.add_task(game.name, total=games)
             results = asyncio.run(
@@ -125,7 +125,7 @@ def play(
         print(json.dumps({**report, "seating": seating, **pairs_json(table, pairs)}, indent=2))
     else:
         print_standings(game.name, game.score_name, table, len(results), elapsed)
-        console.print(f"seating: {seating}" + ("" if duplicate else " (--duplicate seats the bots fairly)"))
+        console().print(f"seating: {seating}" + ("" if duplicate else " (--duplicate seats the bots fairly)"))
         print_head_to_head([row.to_dict() for row in table], [pair.to_dict() for pair in pairs], game.score_name)
 
 
@@ -151,7 +151,7 @@ def play(
 @click.option("--seed", default="abtest", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option("--server", help="HOST:PORT of an arena: play there, A and B naming its bots (or builtin:BOT).")
-@click.option("--token", envvar=Token.ADMIN.envvars,
+@click.option("--token", cls=EnvOption, envvar=Token.ADMIN.envvars,
               help=f"With --server: the admin token (env {ADMIN_TOKEN_ENV} or {TOKEN_ENV}).")  # fmt: skip
 @click.option("--tls", is_flag=True, help="With --server: speak TLS, trusting the system's certificate authorities.")
 @click.option("--ca-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -171,6 +171,15 @@ def ab_test(
     matches. Exits 0 when H1 is accepted (A is better by the margin), 1 when H0 is, 3 when
     --max-deals ran out first.
     """
+    import asyncio
+
+    from arena.bots import BOTS, UnknownBot
+    from arena.cli.remote_abtest import ServerProblem, play_deals_on_server
+    from arena.client import Connection
+    from arena.games import make_game
+    from arena.match.abtest import ABTest, Hypotheses, play_deals
+    from arena.match.seating import check_seatings_per_deal
+
     if field_bot is None:
         field_bot = "builtin:heuristic" if server else "heuristic"
     if server is None:
@@ -193,9 +202,9 @@ def ab_test(
     test = ABTest(game, bot_a, bot_b, hypotheses, field_bot, alpha, beta, seatings, seed)
     live = sys.stderr.isatty() and not as_json
     if not as_json:
-        console.print(f"{game.name}, {game.players} players: A = {bot_a}, B = {bot_b}"
+        console().print(f"{game.name}, {game.players} players: A = {bot_a}, B = {bot_b}"
                       + (f", field {field_bot}" if game.players > 2 else ""))  # fmt: skip
-        console.print(f"{hypotheses.describe(game.score_name)}; alpha {alpha:g}, beta {beta:g}; "
+        console().print(f"{hypotheses.describe(game.score_name)}; alpha {alpha:g}, beta {beta:g}; "
                       f"{test.per_deal} seatings per deal")  # fmt: skip
 
     def progress(running: ABTest) -> None:
@@ -225,8 +234,8 @@ def ab_test(
             "hypotheses": {"margin": margin, "elo0": elo0, "elo1": elo1}, **test.sprt.to_dict(),
         }, indent=2))  # fmt: skip
     else:
-        console.print(sprt_line(test))
-        console.print(verdict_text(test, max_deals))
+        console().print(sprt_line(test))
+        console().print(verdict_text(test, max_deals))
     raise click.exceptions.Exit(0 if verdict == "H1" else 1 if verdict == "H0" else 3)
 
 
@@ -255,6 +264,13 @@ def verdict_text(test: Any, max_deals: int) -> str:
 @click.argument("scenario", required=False, metavar="[NAME|FILE]")
 def scenarios(scenario: str | None) -> None:
     """The board13 scenarios; with a name or a TOML file, check it and draw its starting board."""
+    from rich.table import Table
+
+    from arena.games import make_game
+    from arena.games.board13.render import render_text
+    from arena.games.board13.rules import Board13Observation
+    from arena.games.board13.scenario import load_scenario, scenario_names
+
     if scenario is None:
         view = Table(title="board13 scenarios (arena play board13 --scenario NAME)")
         view.add_column("name")
@@ -263,7 +279,7 @@ def scenarios(scenario: str | None) -> None:
         for name in scenario_names():
             shipped = load_scenario(name)
             view.add_row(name, shipped.goal, shipped.description)
-        console.print(view)
+        console().print(view)
         return
     loaded = load_scenario(scenario)
     board = make_game("board13", scenario=scenario).new_match(b"show").public_observation()
@@ -285,6 +301,8 @@ def standings_json(
 
 
 def pairs_json(table: list[Standing], pairs: list[Pair]) -> dict[str, Any]:
+    from arena.standings import unsettled
+
     return {
         "head_to_head": [pair.to_dict() for pair in pairs],
         "unsettled": [[pair.first, pair.second] for pair in unsettled(table, pairs)],

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
 from arena.cli.options import Token, call, connection_options, json_option, print_json, to_dict
 from arena.cli.output import console, when
-from arena.client import Connection
-from arena.v1 import arena_service_pb2 as api_pb
-from arena.v1 import messages_pb2 as pb
+
+if TYPE_CHECKING:
+    from arena.client import Connection
 
 
 @click.group()
@@ -47,6 +47,9 @@ def match_create(
     connection: Connection,
 ) -> None:
     """Start a match between bots connected to the server; prints its id."""
+    from arena.v1 import arena_service_pb2 as api_pb
+    from arena.v1 import messages_pb2 as pb
+
     request = api_pb.CreateMatchRequest(
         game=pb.GameSpec(game=game_name, players=players, edition=edition),
         seats=[name.strip() for name in seats.split(",") if name.strip()],
@@ -63,6 +66,11 @@ def match_create(
 @json_option
 def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
     """A match's summary: seats, scores, ranks, how it ended."""
+    from rich.table import Table
+
+    from arena.v1 import arena_service_pb2 as api_pb
+    from arena.v1 import messages_pb2 as pb
+
     reply = call(connection, lambda arena: arena.get_match(api_pb.GetMatchRequest(match_id=match_id)))
     summary = reply.match
     if as_json:
@@ -76,7 +84,7 @@ def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
         score = str(summary.scores[seat]) if seat < len(summary.scores) else "-"
         rank = str(summary.ranks[seat]) if seat < len(summary.ranks) else "-"
         table.add_row(str(seat), name, score, rank)
-    console.print(table)
+    console().print(table)
     print(f"started {when(summary.started_ms)}, ended {when(summary.ended_ms)}")
 
 
@@ -86,6 +94,8 @@ def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
 @connection_options()
 def match_export(match_id: str, output: Path | None, connection: Connection) -> None:
     """A finished match's replay record (arena-replay/1 JSON)."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     reply = call(connection, lambda arena: arena.get_match(api_pb.GetMatchRequest(match_id=match_id)))
     if not reply.match.ended_ms:
         raise click.ClickException(f"match {match_id} is still running; its full record comes once it ended")

@@ -7,20 +7,22 @@ ARENA_TOKEN; every other command reads ARENA_TOKEN before ARENA_ADMIN_TOKEN.
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import functools
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.message import Message
+from click.core import ParameterSource
 
-from arena.client import ArenaClient, Connection
 from arena.node.settings import DEFAULT_SERVER
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
+
+    from arena.client import ArenaClient, Connection
 
 Result = TypeVar("Result")
 Command = Callable[..., Any]
@@ -52,12 +54,29 @@ class Token(enum.Enum):
         return [ADMIN_TOKEN_ENV, TOKEN_ENV] if self is Token.ADMIN else [TOKEN_ENV, ADMIN_TOKEN_ENV]
 
 
+class EnvOption(click.Option):
+    """An option that an environment variable may set; a bad value from there names the variable.
+
+    Click records where a value came from only after checking it, so this records it before:
+    `arena.cli.bad_parameter_message` reads it when the check fails. Every option with an
+    `envvar` uses this class (a test walks the commands).
+    """
+
+    def consume_value(self, ctx: click.Context, opts: Mapping[str, Any]) -> tuple[Any, ParameterSource]:
+        value, source = super().consume_value(ctx, opts)
+        if self.name is not None:
+            ctx.set_parameter_source(self.name, source)
+        return value, source
+
+
 def connection_options(needs: Token = Token.NONE) -> Callable[[Command], Command]:
     """Add --server, --tls, --ca-cert and (when `needs` one) --token; the command gets `connection`."""
 
     def decorate(command: Command) -> Command:
         @functools.wraps(command)
         def with_connection(*args: Any, server: str, tls: bool, ca_cert: Path | None, **kwargs: Any) -> Any:
+            from arena.client import Connection  # gRPC is loaded when a command calls an arena, not for --help
+
             token = kwargs.pop("token", None) or ""
             if needs is not Token.NONE and not token:
                 fail(f"this needs {needs.value} token: pass --token or set {TOKEN_ENV} or {ADMIN_TOKEN_ENV}")
@@ -66,6 +85,7 @@ def connection_options(needs: Token = Token.NONE) -> Callable[[Command], Command
         options = [
             click.option(
                 "--server",
+                cls=EnvOption,
                 default=DEFAULT_SERVER,
                 show_default=True,
                 envvar=SERVER_ENV,
@@ -74,12 +94,14 @@ def connection_options(needs: Token = Token.NONE) -> Callable[[Command], Command
             click.option(
                 "--tls",
                 is_flag=True,
+                cls=EnvOption,
                 envvar=TLS_ENV,
                 help=f"Speak TLS, trusting the system's certificate authorities (env {TLS_ENV}=1).",
             ),
             click.option(
                 "--ca-cert",
                 type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                cls=EnvOption,
                 envvar=CA_CERT_ENV,
                 help=f"Speak TLS, trusting the certificates in this PEM file (env {CA_CERT_ENV}).",
             ),
@@ -87,7 +109,12 @@ def connection_options(needs: Token = Token.NONE) -> Callable[[Command], Command
         if needs is not Token.NONE:
             names = " or ".join(needs.envvars)
             options.append(
-                click.option("--token", envvar=needs.envvars, help=f"{needs.value.capitalize()} token (env {names}).")
+                click.option(
+                    "--token",
+                    cls=EnvOption,
+                    envvar=needs.envvars,
+                    help=f"{needs.value.capitalize()} token (env {names}).",
+                )
             )
         for option in reversed(options):
             with_connection = option(with_connection)
@@ -102,6 +129,9 @@ def json_option(command: Command) -> Command:
 
 def call(connection: Connection, work: Callable[[ArenaClient], Awaitable[Result]]) -> Result:
     """Run `work` with a client of the arena; its ArenaError reaches `main` as one line."""
+    import asyncio
+
+    from arena.client import ArenaClient
 
     async def run() -> Result:
         async with ArenaClient(connection) as arena:
@@ -111,6 +141,8 @@ def call(connection: Connection, work: Callable[[ArenaClient], Awaitable[Result]
 
 
 def to_dict(message: Message) -> dict[str, Any]:
+    from google.protobuf.json_format import MessageToDict
+
     return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
 
 

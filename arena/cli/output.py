@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import datetime
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
-from arena.standings import Standing
+    from arena.standings import Standing
 
-console = Console()
+
+@functools.cache
+def console() -> Console:
+    """The terminal the tables and progress bars go to, made on first use: loading rich takes
+    about as long as the rest of `arena --help`."""
+    from rich.console import Console
+
+    return Console()
 
 
 def when(ms: int) -> str:
@@ -23,6 +32,8 @@ def when(ms: int) -> str:
 def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], score_name: str) -> None:
     """The head-to-head matrix: the row bot's advantage per deal over the column bot on the deals
     both played, with its 95% interval; then the neighbours in the standings whose order is open."""
+    from rich.table import Table
+
     bots = [row["bot"] for row in rows if row["games"]]
     if len(bots) < 2:
         return
@@ -46,7 +57,7 @@ def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], 
             style = ("green" if cell["advantage"] > 0 else "red") if cell["established"] else "dim"
             cells.append(f"[{style}]{cell['advantage']:+.2f}{ci}[/]")
         view.add_row(*cells)
-    console.print(view)
+    console().print(view)
     order = {bot: place for place, bot in enumerate(bots)}
     for pair in pairs:
         upper, lower = pair["first"], pair["second"]
@@ -55,13 +66,15 @@ def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], 
                 f"{pair['advantage']:+.2f}" + ("" if pair["ci95"] is None else f" ± {pair['ci95']:.2f}")
                 + f" over {pair['deals']} deals"
             )  # fmt: skip
-            console.print(
+            console().print(
                 f"not yet established: {upper} above {lower} ({shown}); more deals may settle it, or show them equal"
             )
 
 
 def standings_view(title: str, score_name: str) -> Table:
     """An empty standings table: the columns `arena play` and tournaments share."""
+    from rich.table import Table
+
     view = Table(title=title)
     view.add_column("#", justify="right")
     view.add_column("bot")
@@ -79,8 +92,8 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
             str(place), row.bot, str(row.games), f"{row.mean_score:.2f} ± {row.ci95:.2f}", str(row.wins),
             f"{row.mean_rank:.2f}",
         )  # fmt: skip
-    console.print(view)
-    console.print(f"{matches} matches in {elapsed:.2f} s ({matches / max(elapsed, 1e-9):.1f} matches/s)")
+    console().print(view)
+    console().print(f"{matches} matches in {elapsed:.2f} s ({matches / max(elapsed, 1e-9):.1f} matches/s)")
 
 
 def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None:
@@ -96,5 +109,5 @@ def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None
         rank = "-" if row["mean_rank"] is None else f"{row['mean_rank']:.2f}"
         skill = f"{row['mu']:.1f} ± {row['sigma']:.1f}" if row.get("mu") is not None else "-"
         view.add_row(str(place), row["bot"], str(row["games"]), score, str(row["wins"]), rank, skill)
-    console.print(view)
+    console().print(view)
     print_head_to_head(table["standings"], table.get("head_to_head", []), score_name)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from arena.cli.options import Token, call, connection_options, json_option, print_json, to_dict
-from arena.client import Connection
-from arena.v1 import arena_service_pb2 as api_pb
+
+if TYPE_CHECKING:
+    from arena.client import Connection
 
 
 @click.group()
@@ -20,6 +23,8 @@ def owner() -> None:
 @json_option
 def owner_create(name: str, connection: Connection, as_json: bool) -> None:
     """Create owner NAME; prints its token once."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     reply = call(connection, lambda arena: arena.create_owner(api_pb.CreateOwnerRequest(name=name)))
     if as_json:
         print_json(to_dict(reply))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
-from rich.table import Table
 
 from arena.cli.options import Token, call, connection_options, fail, json_option, print_json, to_dict
 from arena.cli.output import console, when
-from arena.client import Connection
-from arena.v1 import arena_service_pb2 as api_pb
+
+if TYPE_CHECKING:
+    from arena.client import Connection
 
 
 @click.command()
@@ -18,6 +20,10 @@ from arena.v1 import arena_service_pb2 as api_pb
 @json_option
 def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) -> None:
     """GAME's leaderboard: TrueSkill mu - 3 sigma, best first."""
+    from rich.table import Table
+
+    from arena.v1 import arena_service_pb2 as api_pb
+
     reply = call(connection, lambda arena: arena.get_leaderboard(api_pb.GetLeaderboardRequest(game=game, limit=limit)))
     if as_json:
         print_json([to_dict(row) for row in reply.rows])
@@ -28,7 +34,7 @@ def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) ->
     for row in reply.rows:
         table.add_row(str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
                       str(row.games), when(row.last_played_ms))  # fmt: skip
-    console.print(table)
+    console().print(table)
 
 
 @click.group()
@@ -44,6 +50,8 @@ def ratings() -> None:
 @json_option
 def ratings_recompute(game: str, params: tuple[str, ...], connection: Connection, as_json: bool) -> None:
     """Rebuild GAME's ratings from its stored results (admin token)."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     parameters: dict[str, float] = {}
     for param in params:
         name, sep, value = param.partition("=")
@@ -69,6 +77,10 @@ def ratings_recompute(game: str, params: tuple[str, ...], connection: Connection
 @json_option
 def ratings_history(bot_name: str, game: str, connection: Connection, as_json: bool) -> None:
     """BOT's rating in GAME after each rated match."""
+    from rich.table import Table
+
+    from arena.v1 import arena_service_pb2 as api_pb
+
     request = api_pb.GetRatingHistoryRequest(bot=bot_name, game=game)
     reply = call(connection, lambda arena: arena.get_rating_history(request))
     if as_json:
@@ -80,7 +92,7 @@ def ratings_history(bot_name: str, game: str, connection: Connection, as_json: b
     for point in reply.points:
         table.add_row(str(point.games), point.match_id, f"{point.mu:.2f}", f"{point.sigma:.2f}",
                       f"{point.conservative:.2f}", when(point.at_ms))  # fmt: skip
-    console.print(table)
+    console().print(table)
 
 
 @click.command()
@@ -89,6 +101,10 @@ def ratings_history(bot_name: str, game: str, connection: Connection, as_json: b
 @json_option
 def queue(game: str, connection: Connection, as_json: bool) -> None:
     """Who waits in the ladder queues (one line per free match slot), and for how long."""
+    from rich.table import Table
+
+    from arena.v1 import arena_service_pb2 as api_pb
+
     reply = call(connection, lambda arena: arena.get_queue(api_pb.GetQueueRequest(game=game)))
     if as_json:
         print_json([to_dict(one) for one in reply.queues])
@@ -99,4 +115,4 @@ def queue(game: str, connection: Connection, as_json: bool) -> None:
             table.add_column(column)
         for entry in one.entries:
             table.add_row(entry.bot, entry.ticket, f"{entry.waited_seconds:.1f} s")
-        console.print(table)
+        console().print(table)

@@ -6,19 +6,20 @@ The node's settings are read here once, from the options and their environment v
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from pathlib import Path
 
 import click
 
+from arena.cli.options import EnvOption
 from arena.cli.output import console, print_tournament
 from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
 
 
 @click.command()
 @click.option(
-    "--unsafe-no-sandbox", is_flag=True, envvar="ARENA_UNSAFE_NO_SANDBOX",
+    "--unsafe-no-sandbox", is_flag=True, cls=EnvOption,
+    envvar="ARENA_UNSAFE_NO_SANDBOX",
     help="Run hosted bots even where their sandbox cannot be made (not root, no bubblewrap, no user namespaces or "
     "cgroups): as plain child processes, for bots you trust.",
 )  # fmt: skip
@@ -71,6 +72,7 @@ from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
     type=click.IntRange(min=1),
     default=64,
     show_default=True,
+    cls=EnvOption,
     envvar="ARENA_MATCH_SLOTS",
     help="Work matches this node runs at once (env ARENA_MATCH_SLOTS).",
 )
@@ -79,18 +81,21 @@ from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
     type=click.IntRange(min=100),
     default=5000,
     show_default=True,
+    cls=EnvOption,
     envvar="ARENA_CLAIM_IDLE_MS",
     help="How long a match may go unrefreshed before a living node takes it over (env ARENA_CLAIM_IDLE_MS).",
 )
 @click.option(
     "--node-name",
     default="",
+    cls=EnvOption,
     envvar="ARENA_NODE",
     help="This node's name in the work stream (env ARENA_NODE; default: host name and process id).",
 )
 @click.option(
     "--redis-connections",
     type=click.IntRange(min=8),
+    cls=EnvOption,
     envvar="ARENA_REDIS_CONNECTIONS",
     help="Connections of the node's Redis pool for commands (env ARENA_REDIS_CONNECTIONS; default: the store's, 128).",
 )
@@ -118,6 +123,8 @@ def serve(
     or made and printed once on first start. A password for --redis-url goes in the URL,
     e.g. redis://:PASSWORD@host:6379/0.
     """
+    import asyncio
+
     # The node's code is loaded only when a node starts, so that the other commands start fast.
     from arena.app import ConfigError, ServerConfig, config_from_env
     from arena.app import serve as serve_node
@@ -190,11 +197,13 @@ def demo(data_dir: Path | None, port: int, quick: bool, stay: bool, http_port: i
     processes on the ladder, runs a rated round-robin tournament of friday13 and one of amigo13,
     and prints their tables and the leaderboards.
     """
+    import asyncio
+
     from arena.cli.demo import run_demo  # the node's code, loaded only when a node starts
 
     try:
-        asyncio.run(run_demo(data_dir, port, quick, stay, console, http_port, print_tournament))
+        asyncio.run(run_demo(data_dir, port, quick, stay, console(), http_port, print_tournament))
     except KeyboardInterrupt:
-        console.print("demo: stopped")
+        console().print("demo: stopped")
     except (OSError, RuntimeError, TimeoutError) as problem:
         raise click.ClickException(str(problem)) from None

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from arena.cli.options import Token, call, connection_options
 from arena.cli.output import console, print_tournament
-from arena.client import ArenaClient, Connection
-from arena.v1 import arena_service_pb2 as api_pb
-from arena.v1 import messages_pb2 as pb
+
+if TYPE_CHECKING:
+    from arena.client import ArenaClient, Connection
 
 
 @click.group()
@@ -52,6 +50,8 @@ def tournament_create(
 ) -> None:  # fmt: skip
     """Create tournament NAME and queue its matches; prints how many."""
     from arena.server.tournament_rpcs import FORMATS_PB  # loaded only here and below, so that the CLI starts fast
+    from arena.v1 import arena_service_pb2 as api_pb
+    from arena.v1 import messages_pb2 as pb
 
     spec = api_pb.TournamentSpec(
         name=name, game=pb.GameSpec(game=game_name, edition=edition), format=FORMATS_PB[format_name],
@@ -70,6 +70,9 @@ def tournament_run(name: str, connection: Connection) -> None:
 
     Exits with 1 and a one-line reason when it ended with matches aborted for good, or was cancelled.
     """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from arena.v1 import arena_service_pb2 as api_pb
 
     async def follow(arena: ArenaClient) -> Any:
         last: Any = None
@@ -77,7 +80,7 @@ def tournament_run(name: str, connection: Connection) -> None:
         tty = sys.stdout.isatty()
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=console, transient=True, disable=not tty,
+            console=console(), transient=True, disable=not tty,
         ) as progress:  # fmt: skip
             task = progress.add_task(name, total=None)
             async for update in arena.watch_tournament(api_pb.WatchTournamentRequest(name=name)):
@@ -106,6 +109,8 @@ def tournament_run(name: str, connection: Connection) -> None:
 @connection_options()
 def tournament_show(name: str, as_json: bool, connection: Connection) -> None:
     """The standings of tournament NAME so far, what became of its matches and whom it waits for."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     info = call(connection, lambda arena: arena.get_tournament(api_pb.GetTournamentRequest(name=name))).tournament
     if as_json:
         print(json.dumps(info_dict(info), indent=2))
@@ -120,6 +125,10 @@ def tournament_show(name: str, as_json: bool, connection: Connection) -> None:
 @connection_options()
 def tournament_list(as_json: bool, connection: Connection) -> None:
     """Tournaments, newest first."""
+    from rich.table import Table
+
+    from arena.v1 import arena_service_pb2 as api_pb
+
     listed = call(connection, lambda arena: arena.list_tournaments(api_pb.ListTournamentsRequest())).tournaments
     rows = [info_dict(info) for info in listed]
     if as_json:
@@ -132,7 +141,7 @@ def tournament_list(as_json: bool, connection: Connection) -> None:
         state = row["status_text"] + (f"; waiting for {', '.join(row['waiting_for'])}" if row["waiting_for"] else "")
         view.add_row(row["tournament"], row["game"], row["format"], str(len(row["entrants"])),
                      f"{row['done']}/{row['total']}", state)  # fmt: skip
-    console.print(view)
+    console().print(view)
 
 
 @tournament.command("cancel")
@@ -140,6 +149,8 @@ def tournament_list(as_json: bool, connection: Connection) -> None:
 @connection_options(Token.OWNER)
 def tournament_cancel(name: str, connection: Connection) -> None:
     """Cancel tournament NAME: its matches not started yet never start; running ones finish and count."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
     request = api_pb.CancelTournamentRequest(name=name)
     response = call(connection, lambda arena: arena.cancel_tournament(request))
     if response.already_cancelled:
