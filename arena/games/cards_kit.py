@@ -15,8 +15,18 @@ from arena.games.cards import CardGame, CardObservation
 from arena.games.kit import Frame, GameKit
 from arena.v1 import messages_pb2 as pb
 
-CARD_VIEW_KEYS = ("round", "rounds", "current_player", "piles", "hand_sizes", "draw_pile_size", "dummy_size",
-                  "collected", "scores", "round_penalties")  # fmt: skip
+CARD_VIEW_KEYS = (
+    "round",
+    "rounds",
+    "current_player",
+    "piles",
+    "hand_sizes",
+    "draw_pile_size",
+    "dummy_size",
+    "collected",
+    "scores",
+    "round_penalties",
+)
 """What a spectator sees of a card game: piles, hand sizes, taken cards, scores (no hands)."""
 
 

@@ -148,9 +148,7 @@ class WebData:
             await self._bot_info(bot)
         if tournament:
             await self._tournament_state(tournament)
-        records = await self.store.list_matches(game, bot, MAX_LIMIT if tournament else limit)
-        if tournament:
-            records = [record for record in records if record.tournament_id == tournament][:limit]
+        records = await self.store.list_matches(game, bot, limit, tournament)
         return {"matches": [match_summary(record) for record in records]}
 
     async def match(self, match_id: str) -> dict[str, Any]:

@@ -6,14 +6,20 @@ number from the seed, and every take of exactly that many counters scores a poin
 its own lucky number; a spectator sees none until the replay.
 
 The rules and the kit below are all a game declares: nothing outside this package names it.
+It is registered only while a test asks for it (`registered`), so that every other test sees
+the shipped games alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Self
 
+import pytest
+
+from arena.games import base
 from arena.games.base import (
     REPLAY_FORMAT,
     Action,
@@ -190,4 +196,11 @@ class CountdownKit(JsonKit):
         }
 
 
-register(NAME, Countdown, CountdownKit())
+@contextlib.contextmanager
+def registered() -> Iterator[None]:
+    """countdown13 in the game registry until the block ends, as a game package registers itself."""
+    with pytest.MonkeyPatch.context() as patch:
+        # A copy of the registry stands in for it meanwhile, so the game leaves no trace behind.
+        patch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+        register(NAME, Countdown, CountdownKit())
+        yield

@@ -16,14 +16,14 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.games import make_game
+from arena.games import game_names, make_game
 from arena.node.matches import public_record
 from arena.sdk.client import BuiltinBot, Turn
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from arena.wire import convert
-from tests.fourth_game.countdown import NAME, Countdown, CountdownObservation
-from tests.games import test_conformance
+from tests.fourth_game.countdown import NAME, Countdown, CountdownObservation, registered
+from tests.games import test_conformance, test_kits
 from tests.server.conftest import ADMIN, bearer, start_arena
 
 SEEN: list[tuple[int, CountdownObservation, list[int]]] = []
@@ -48,9 +48,18 @@ def get(url: str) -> tuple[int, Any]:
         return error.code, json.loads(error.read())
 
 
-def test_the_fourth_game_keeps_the_engine_contract() -> None:
+def test_the_fourth_game_keeps_the_engine_and_kit_contracts() -> None:
     test_conformance.test_random_play_keeps_the_contract(make_game(NAME))
     test_conformance.test_random_play_keeps_the_contract(make_game(NAME, pile=2))
+    test_kits.test_a_kit_declares_parameters_its_factory_takes_and_a_drawing_the_viewer_has(NAME)
+    test_kits.test_a_played_match_crosses_the_wire_hides_what_it_should_and_replays_frame_by_frame(NAME)
+
+
+def test_the_fourth_game_is_registered_only_while_a_test_asks_for_it() -> None:
+    assert NAME in game_names()
+    with registered():
+        assert NAME in game_names()
+    assert NAME in game_names(), "the outer registration still holds"
 
 
 def test_its_parameters_travel_in_the_specs_params_and_come_back_typed() -> None:

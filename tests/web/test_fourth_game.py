@@ -1,5 +1,5 @@
-"""The web UI draws countdown13 from its kit's drawing description ("facts"), live and in replay,
-in a real browser, though app.js knows no game by name."""
+"""The web UI draws countdown13 (tests/fourth_game) from its kit's drawing description ("facts"), live
+and in replay, in a real browser, though app.js knows no game by name."""
 
 from __future__ import annotations
 
@@ -11,15 +11,21 @@ from playwright.sync_api import Page, expect
 from arena.node.work import WorkConfig
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
-from tests.fourth_game.countdown import NAME
+from tests.fourth_game.countdown import NAME, registered
 from tests.server.conftest import ADMIN, RawBot, bearer
-from tests.web.conftest import WebArena, arena_in_thread, browser, chromium
+from tests.web.conftest import WebArena, arena_in_thread
 from tests.web.test_pages import page, visit
 
-__all__ = ["browser", "chromium", "page"]
-"""Fixtures of the browser tests, used here as they are."""
+__all__ = ["page"]
+"""The browser tests' page fixture, used here as it is."""
 
 PILE = 9
+
+
+@pytest.fixture(scope="module", autouse=True)
+def countdown_registered() -> Iterator[None]:
+    with registered():
+        yield
 
 
 @pytest.fixture(scope="module")
