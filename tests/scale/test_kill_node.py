@@ -40,11 +40,10 @@ def nodes(redis_url: str, count: int) -> Iterator[list[subprocess.Popen[str]]]:
     processes = []
     try:
         for _ in range(count):
+            serve = [sys.executable, "-m", "arena.cli", "serve", "--port", str(free_port()), "--redis-url", redis_url]
             process = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "serve", "--port", str(free_port()), "--redis-url", redis_url,
-                 "--http-port", "0"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-            )  # fmt: skip
+                [*serve, "--http-port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+            )
             assert process.stdout is not None
             line = process.stdout.readline()
             assert "serving on" in line, line
@@ -83,9 +82,16 @@ async def test_a_killed_nodes_matches_are_resumed_elsewhere_and_counted_once(red
     redis = Redis.from_url(redis_url)
     store = Store(redis)
     spec = TournamentSpec(
-        "kill9", "friday13", ENTRANTS, format="round-robin", table_size=3, rounds=4, duplicate=True, rated=True,
+        "kill9",
+        "friday13",
+        ENTRANTS,
+        format="round-robin",
+        table_size=3,
+        rounds=4,
+        duplicate=True,
+        rated=True,
         seed="kill",
-    )  # fmt: skip
+    )
     try:
         with nodes(redis_url, 2) as (victim, survivor):
             await create_tournament(store, spec, "admin")

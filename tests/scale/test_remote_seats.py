@@ -31,10 +31,19 @@ ADMIN = "ata_relay-test"
 def node(redis_url: str, slots: int) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_MATCH_SLOTS": str(slots)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url, "--http-port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
+    serve = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--redis-url",
+        redis_url,
+        "--http-port",
+        "0",
+    ]
+    process = subprocess.Popen(serve, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert process.stdout is not None
     assert "serving on" in process.stdout.readline()
     try:

@@ -90,10 +90,8 @@ async def test_a_dead_nodes_match_is_taken_over_and_resumed_from_its_events(redi
 async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_each_match_once(redis_url: str) -> None:
     async with start_arena(redis_url, work=FAST) as arena:
         store = arena.server.store
-        spec = TournamentSpec(
-            "swiss-1", "friday13", ("builtin:random", "builtin:heuristic", "builtin:mc"),
-            format="swiss", table_size=3, rounds=3, seed="s",
-        )  # fmt: skip
+        entrants = ("builtin:random", "builtin:heuristic", "builtin:mc")
+        spec = TournamentSpec("swiss-1", "friday13", entrants, format="swiss", table_size=3, rounds=3, seed="s")
         await create_tournament(store, spec, "admin")
         tournaments = TournamentStore(store.redis)
         for _ in range(600):

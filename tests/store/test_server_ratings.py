@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -56,11 +57,9 @@ def external_redis(data_dir: Path) -> Iterator[str]:
     """A redis-server process with AOF on in `data_dir`, stopped (SIGTERM: AOF written) on exit; its URL."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    process = subprocess.Popen(
-        [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "yes", "--save", "",
-         "--dir", str(data_dir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    options = {"--port": str(port), "--bind": "127.0.0.1", "--appendonly": "yes", "--save": "", "--dir": str(data_dir)}
+    argv = [redis_server_binary(), *itertools.chain.from_iterable(options.items())]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 import subprocess
@@ -27,11 +28,17 @@ def locked_redis(data_dir: Path, password: str = PASSWORD) -> Iterator[int]:
     """A redis-server process that requires `password`, on loopback and on `data_dir`/redis.sock; its port."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    process = subprocess.Popen(
-        [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--requirepass", password, "--dir", str(data_dir), "--unixsocket", str(data_dir / "redis.sock")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    options = {
+        "--port": str(port),
+        "--bind": "127.0.0.1",
+        "--save": "",
+        "--appendonly": "no",
+        "--requirepass": password,
+        "--dir": str(data_dir),
+        "--unixsocket": str(data_dir / "redis.sock"),
+    }
+    argv = [redis_server_binary(), *itertools.chain.from_iterable(options.items())]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client = redis.Redis(port=port, password=password)
     try:
         for _ in range(400):
@@ -144,8 +151,10 @@ async def test_a_password_file_others_may_read_is_refused_with_what_to_fix(tmp_p
         async with open_redis(None, data):
             pytest.fail("the server started with a password file others can read")
     message = str(refused.value)
-    assert message == (f"the embedded Redis's password file {password_file} is open to others "
-                       f"(mode {bits:04o}): chmod 600 {password_file}")  # fmt: skip
+    assert message == (
+        f"the embedded Redis's password file {password_file} is open to others "
+        f"(mode {bits:04o}): chmod 600 {password_file}"
+    )
     assert password_file.read_text().strip() not in message
 
 
