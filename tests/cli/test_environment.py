@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +14,8 @@ import pytest
 
 from arena.cli import app
 from arena.cli.options import EnvOption
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def arena(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -92,3 +95,14 @@ def test_every_option_read_from_the_environment_can_name_its_variable() -> None:
         if parameter.envvar and not isinstance(parameter, EnvOption)
     ]
     assert plain == []
+
+
+def test_readme_lists_every_environment_variable_the_commands_read() -> None:
+    """README's table of environment variables has a row for each variable an option reads."""
+    read = set()
+    for _, parameter in every_option(app):
+        envvar = parameter.envvar
+        read |= {envvar} if isinstance(envvar, str) else set(envvar or ())
+    section = README.read_text().split("### Environment variables", 1)[1].split("\n#", 1)[0]
+    rows = set(re.findall(r"^\| `(ARENA_[A-Z_]+)`", section, flags=re.MULTILINE))
+    assert read and read - rows == set()
