@@ -66,4 +66,4 @@ def test_tournament_commands_explain_what_is_wrong(server: str) -> None:
     unknown = arena("tournament", "show", "nope", server=server)
     assert unknown.returncode == 2 and unknown.stderr.strip() == "arena: error: no tournament named 'nope'"
     down = arena("tournament", "list", server=f"127.0.0.1:{free_port()}")
-    assert down.returncode == 2 and "cannot reach the server" in down.stderr
+    assert down.returncode == 2 and "cannot reach the arena" in down.stderr
