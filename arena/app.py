@@ -124,7 +124,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             ("grpc.so_reuseport", 0),
         ]
     )
-    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)  # type: ignore[no-untyped-call]
+    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)
     # Hosted bots connect through a Unix socket: their network namespace has no other way out.
     # Its folder is the node's alone (0700); each sandbox binds the socket itself in, so no other
     # local user can reach it, while every launch's own uid may connect (the socket is 0666).
@@ -137,7 +137,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         log.warning("%s", hosted.refusal)
     host.start_seats = hosted.start_seats
     servicer = ArenaServicer(store, sessions, host, ratings, ladder, hosted)
-    arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,

@@ -89,7 +89,7 @@ class ArenaClient:
         else:
             self._channel = grpc.aio.secure_channel(connection.server, credentials)
         # The generated stub has no type hints: the typed methods below are its only users.
-        self._stub: Any = api_grpc.ArenaServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._stub: Any = api_grpc.ArenaServiceStub(self._channel)
 
     async def __aenter__(self) -> ArenaClient:
         return self

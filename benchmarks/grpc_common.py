@@ -57,7 +57,7 @@ def arena_server() -> Iterator[str]:
 def register_bots(address: str, names: list[str]) -> dict[str, str]:
     """One owner with these bots; returns each bot's token."""
     with grpc.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         owner = api.CreateOwner(api_pb.CreateOwnerRequest(name="bench"), metadata=bearer(ADMIN)).token
         return {
             name: api.RegisterBot(
@@ -79,7 +79,7 @@ def start_bot_processes(address: str, tokens: dict[str, str], max_matches: int) 
 
 def wait_connected(address: str, names: list[str], timeout: float = 30) -> None:
     with grpc.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             listed = api.ListBots(api_pb.ListBotsRequest())

@@ -47,8 +47,8 @@ async def arena_round_trips(address: str, tokens: dict[str, str], matches: int) 
     sent_at: dict[str, float] = {}
     trips: list[float] = []
     async with grpc.aio.insecure_channel(address) as channel:
-        stub = bot_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        stub = bot_grpc.BotServiceStub(channel)
+        api = api_grpc.ArenaServiceStub(channel)
         calls = []
         for token in tokens.values():
             call = stub.Connect(metadata=bearer(token))
@@ -120,7 +120,7 @@ def typical_request() -> bot_pb.ConnectResponse:
 
 async def serve_echo(port: int) -> None:
     server = grpc.aio.server()
-    bot_grpc.add_BotServiceServicer_to_server(EchoServicer(typical_request()), server)  # type: ignore[no-untyped-call]
+    bot_grpc.add_BotServiceServicer_to_server(EchoServicer(typical_request()), server)
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     print("ready", flush=True)
@@ -130,7 +130,7 @@ async def serve_echo(port: int) -> None:
 async def echo_round_trips(address: str, count: int) -> list[float]:
     trips = []
     async with grpc.aio.insecure_channel(address) as channel:
-        call = bot_grpc.BotServiceStub(channel).Connect()  # type: ignore[no-untyped-call]
+        call = bot_grpc.BotServiceStub(channel).Connect()
         action = bot_pb.ConnectRequest(action=bot_pb.Action(match_id="m000001", request_id=25, action_id=7))
         for _ in range(count):
             started = time.perf_counter()

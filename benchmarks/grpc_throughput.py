@@ -39,7 +39,7 @@ BOTS = ["r0", "r1", "r2", "r3"]
 async def measure(address: str, matches: int, seconds: float, repeats: int) -> list[float]:
     """Keep `matches` matches running; after a warm-up, count the moves of the matches ending in each window."""
     async with grpc.aio.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         request = api_pb.CreateMatchRequest(game=pb.GameSpec(game="friday13", players=4), seats=BOTS)
         running: set[str] = set()
 
@@ -70,7 +70,7 @@ async def measure(address: str, matches: int, seconds: float, repeats: int) -> l
 async def bare_client(address: str, in_flight: int, seconds: float) -> None:
     """One stream keeping `in_flight` messages going to the echo server; prints round trips per second."""
     async with grpc.aio.insecure_channel(address) as channel:
-        call = bot_grpc.BotServiceStub(channel).Connect()  # type: ignore[no-untyped-call]
+        call = bot_grpc.BotServiceStub(channel).Connect()
         message = bot_pb.ConnectRequest(action=bot_pb.Action(match_id="m000001", request_id=25, action_id=7))
         for _ in range(in_flight):
             await call.write(message)

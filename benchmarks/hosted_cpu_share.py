@@ -237,8 +237,8 @@ async def measure(address: str, owner: str, l0: str, hosted: str, matches: int) 
     errors = 0
     ended: asyncio.Queue[str] = asyncio.Queue()
     async with grpc.aio.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
-        call = bot_grpc.BotServiceStub(channel).Connect(metadata=bearer(l0))  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
+        call = bot_grpc.BotServiceStub(channel).Connect(metadata=bearer(l0))
         await call.write(bot_pb.ConnectRequest(hello=bot_pb.Hello(max_matches=1)))
         await call.read()
 
@@ -309,7 +309,7 @@ def percentile(values: list[int], fraction: float) -> int:
 async def run_server_conditions(address: str, folders: dict[str, Path], conditions: list[Condition],
                                 matches: int) -> list[Figures]:  # fmt: skip
     async with grpc.aio.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         owner, l0 = await set_up(api, {c.hosted: folders[c.hosted] for c in conditions})
     return [await measure(address, owner, l0, c.hosted, matches) for c in conditions]
 

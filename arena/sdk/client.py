@@ -170,7 +170,7 @@ class Client:
         else:
             channel = grpc.aio.insecure_channel(self._address(), options=options)
         async with channel:
-            stub = bot_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
+            stub = bot_grpc.BotServiceStub(channel)
             call = stub.Connect(metadata=(("authorization", f"Bearer {self.token}"),))
             hello = bot_pb.Hello(
                 games=self.games,

@@ -379,7 +379,7 @@ class Node:
 def register(address: str, names: Sequence[str]) -> dict[str, str]:
     """An owner with these bots, through the API; each bot's token."""
     with grpc.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         owner = api.CreateOwner(api_pb.CreateOwnerRequest(name="chaos"), metadata=_bearer(ADMIN), timeout=30).token
         tokens = {}
         for name in names:
@@ -391,7 +391,7 @@ def register(address: str, names: Sequence[str]) -> dict[str, str]:
 def wait_connected(address: str, names: Sequence[str], timeout: float = 60.0) -> None:
     """Until every one of `names` has a session at the node at `address`."""
     with grpc.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             listed = api.ListBots(api_pb.ListBotsRequest(), timeout=30)

@@ -300,7 +300,7 @@ async def embedded_arena(data_dir: Path) -> AsyncIterator[tuple[Arena, Redis]]:
     config = ServerConfig(port=0, admin_token=ADMIN, limits=Limits(grace=2.0), hosted=HOSTED, data_dir=data_dir)
     async with open_redis(None, data_dir) as redis, running(config, redis) as server:
         channel = grpc.aio.insecure_channel(server.address)
-        started = Arena(server, channel, api_grpc.ArenaServiceStub(channel))  # type: ignore[no-untyped-call]
+        started = Arena(server, channel, api_grpc.ArenaServiceStub(channel))
         try:
             yield started, redis
         finally:

@@ -52,7 +52,7 @@ def test_killing_the_node_kills_its_hosted_bots(redis_url: str, tmp_path: Path) 
         assert node.stdout is not None
         assert "serving" in node.stdout.readline()
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         owner = api.CreateOwner(api_pb.CreateOwnerRequest(name="mallory"), metadata=bearer(ADMIN)).token
         api.RegisterBot(api_pb.RegisterBotRequest(name="sleeper", games=["friday13"]), metadata=bearer(owner))
         folder = misbehaving(tmp_path / "sleeper", "silent")

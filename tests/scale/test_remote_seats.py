@@ -55,7 +55,7 @@ def node(redis_url: str, slots: int) -> Iterator[str]:
 
 async def register(address: str, names: list[str]) -> dict[str, str]:
     async with grpc.aio.insecure_channel(address) as channel:
-        api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        api = api_grpc.ArenaServiceStub(channel)
         owner = (await api.CreateOwner(api_pb.CreateOwnerRequest(name="relay"), metadata=bearer(ADMIN))).token
         return {
             name: (await api.RegisterBot(api_pb.RegisterBotRequest(name=name), metadata=bearer(owner))).token

@@ -117,7 +117,7 @@ async def start_arena(redis_url: str, **config: Any) -> AsyncIterator[Arena]:
     try:
         async with running(ServerConfig(**config), redis) as server:
             channel = grpc.aio.insecure_channel(server.address)
-            arena = Arena(server, channel, api_grpc.ArenaServiceStub(channel))  # type: ignore[no-untyped-call]
+            arena = Arena(server, channel, api_grpc.ArenaServiceStub(channel))
             try:
                 yield arena
             finally:
@@ -147,7 +147,7 @@ class RawBot:
 
     async def connect(self, *, resume: bool = False, games: tuple[str, ...] = (), max_matches: int = 4) -> Any:
         """Open a stream and say Hello; returns the Welcome."""
-        stub = bot_grpc.BotServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        stub = bot_grpc.BotServiceStub(self.channel)
         self.call = stub.Connect(metadata=bearer(self.token))
         hello = bot_pb.Hello(games=games, max_matches=max_matches, resume_session_id=self.session_id if resume else "")
         await self.call.write(bot_pb.ConnectRequest(hello=hello))

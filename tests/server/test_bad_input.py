@@ -150,7 +150,7 @@ async def test_a_message_flood_closes_the_stream_with_a_flood_error(arena: Arena
 
 async def test_the_first_message_must_be_a_hello(arena: Arena) -> None:
     tokens = await arena.bots("rude")
-    stub = bot_grpc.BotServiceStub(arena.channel)  # type: ignore[no-untyped-call]
+    stub = bot_grpc.BotServiceStub(arena.channel)
     call = stub.Connect(metadata=bearer(tokens["rude"]))
     await call.write(bot_pb.ConnectRequest(action=bot_pb.Action(match_id="m1", request_id=1, action_id=1)))
     with pytest.raises(grpc.aio.AioRpcError) as closed:

@@ -1,4 +1,5 @@
-"""The committed code in arena/v1 is what scripts/generate_proto.py makes from proto/."""
+"""The committed code in arena/v1 is what scripts/generate_proto.py makes from proto/: the
+messages, the gRPC stubs and the type stubs of both (mypy-protobuf's for the gRPC stubs)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ def test_generated_code_matches_the_protos(repo_root: Path, tmp_path: Path) -> N
     fresh = tmp_path / "arena" / "v1"
     committed = repo_root / "arena" / "v1"
     names = sorted(path.name for path in fresh.iterdir())
+    typed_stubs = {f"{proto}_pb2_grpc.pyi" for proto in ("arena_service", "bot_service", "messages")}
+    assert typed_stubs <= set(names), f"no typed gRPC stubs generated: {names}"
     stale = [
         name
         for name in names

@@ -56,7 +56,7 @@ def serving(port: int, *args: str, env: dict[str, str]) -> Iterator[list[str]]:
 
 def create_owner(port: int, token: str) -> str:
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+        stub = api_grpc.ArenaServiceStub(channel)
         response = stub.CreateOwner(
             api_pb.CreateOwnerRequest(name="alice"), metadata=[("authorization", f"Bearer {token}")], timeout=10
         )

@@ -43,7 +43,7 @@ async def test_bots_and_tools_connect_over_tls(redis_url: str, certificate: tupl
     async with running(config, redis) as server:
         credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
         async with grpc.aio.secure_channel(server.address, credentials) as channel:
-            api = api_grpc.ArenaServiceStub(channel)  # type: ignore[no-untyped-call]
+            api = api_grpc.ArenaServiceStub(channel)
             owner = await api.CreateOwner(api_pb.CreateOwnerRequest(name="tls"), metadata=bearer(ADMIN))
             bot = await api.RegisterBot(api_pb.RegisterBotRequest(name="sealed"), metadata=bearer(owner.token))
             client = Client(RandomBot, server.address, bot.token, credentials=credentials, matches=1)
@@ -56,7 +56,7 @@ async def test_bots_and_tools_connect_over_tls(redis_url: str, certificate: tupl
             assert len(client.ended) == 1
         async with grpc.aio.insecure_channel(server.address) as plain:
             with pytest.raises(grpc.aio.AioRpcError):
-                await api_grpc.ArenaServiceStub(plain).ListBots(api_pb.ListBotsRequest(), timeout=2)  # type: ignore[no-untyped-call]
+                await api_grpc.ArenaServiceStub(plain).ListBots(api_pb.ListBotsRequest(), timeout=2)
     await redis.aclose()
 
 

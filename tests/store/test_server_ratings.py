@@ -91,7 +91,7 @@ async def served(data_dir: Path, url: str | None) -> AsyncIterator[Arena]:
         config = ServerConfig(port=0, data_dir=data_dir, admin_token=ADMIN, limits=Limits(grace=1.0))
         async with running(config, redis) as server:
             channel = grpc.aio.insecure_channel(server.address)
-            arena = Arena(server, channel, api_grpc.ArenaServiceStub(channel))  # type: ignore[no-untyped-call]
+            arena = Arena(server, channel, api_grpc.ArenaServiceStub(channel))
             try:
                 yield arena
             finally:
