@@ -13,6 +13,7 @@ import struct
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 if TYPE_CHECKING:
@@ -53,13 +54,28 @@ class UnknownGame(GameError):
     """A game name that is not registered."""
 
 
+class Termination(StrEnum):
+    """How a match ended; the values are what records and the store hold."""
+
+    NORMAL = "normal"
+    """Played to the end by the rules."""
+    UNFINISHED = "unfinished"
+    """Not over yet (a state's provisional outcome), or stopped by a rule's move limit."""
+    FORFEIT = "forfeit"
+    """A seat lost by forfeit (timeouts, illegal moves, a lost connection); it ranks last."""
+    ABORTED = "aborted"
+    """Stopped through the arena's fault; stored but not rated."""
+    RUNNING = "running"
+    """A live record's: the match is still being played."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """Final scores and ranks of a match, seat by seat; rank 1 is best."""
 
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
-    termination: str = "normal"
+    termination: Termination = Termination.NORMAL
 
 
 def ranks_from_scores(scores: Sequence[int], *, lower_is_better: bool = True) -> tuple[int, ...]:
@@ -170,7 +186,7 @@ class State(ABC, Generic[G]):
         """What a spectator may see while the match runs: no hidden information."""
 
     @abstractmethod
-    def record(self, seats: Sequence[str], termination: str = "normal") -> dict[str, Any]:
+    def record(self, seats: Sequence[str], termination: Termination = Termination.NORMAL) -> dict[str, Any]:
         """The `arena-replay/1` record of the match so far, hidden information included."""
 
     @abstractmethod

@@ -28,6 +28,7 @@ from arena.games.base import (
     Outcome,
     SeedStream,
     State,
+    Termination,
     ranks_from_scores,
     seed_commitment,
 )
@@ -160,7 +161,7 @@ class CardGame(Game):
                     state.apply(code * 3 + pile)
                 except GameError as error:
                     raise GameError(f"round {number}: {error}") from None
-        rebuilt = state.record(record["seats"], record["termination"])
+        rebuilt = state.record(record["seats"], Termination(record["termination"]))
         for key in ("rounds", "scores"):
             if rebuilt[key] != record[key]:
                 raise GameError(f"the record's {key} differ from what the rules give")
@@ -446,7 +447,7 @@ class CardState(State[CardGame]):
         return min(actions, key=risk)
 
     def outcome(self) -> Outcome:
-        termination = "normal" if self.turn < 0 else "unfinished"
+        termination = Termination.NORMAL if self.turn < 0 else Termination.UNFINISHED
         return Outcome(tuple(self.scores), ranks_from_scores(self.scores), termination)
 
     def clone(self) -> Self:
@@ -507,7 +508,7 @@ class CardState(State[CardGame]):
             round_penalties=tuple(map(tuple, self.penalties)),
         )
 
-    def record(self, seats: Sequence[str], termination: str = "normal") -> dict[str, Any]:
+    def record(self, seats: Sequence[str], termination: Termination = Termination.NORMAL) -> dict[str, Any]:
         card = self.game.card_text
         suits = self.rules.suits
         # The state keeps only action ids (playouts stay fast); a replica re-dealt from the seed

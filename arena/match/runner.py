@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from arena.games.base import Action, Game, State, ranks_from_scores, seed_commitment
+from arena.games.base import Action, Game, State, Termination, ranks_from_scores, seed_commitment
 from arena.match.seats import (
     Clock,
     MatchEnd,
@@ -54,7 +54,7 @@ class MatchResult:
     seats: tuple[str, ...]
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
-    termination: str
+    termination: Termination
     forfeited: tuple[int, ...]
     seat_records: tuple[SeatRecord, ...]
     state: State[Any]
@@ -181,7 +181,7 @@ class MatchRunner:
     async def _finish(self) -> MatchResult:
         outcome = self.state.outcome()
         forfeited = tuple(seat for seat, record in enumerate(self.records) if record.forfeited)
-        termination = "forfeit" if forfeited else outcome.termination
+        termination = Termination.FORFEIT if forfeited else outcome.termination
         ranks = final_ranks(outcome.scores, forfeited, lower_is_better=self.game.lower_is_better)
         names = seat_names(self.seats)
         end = MatchEnd(self.match_id, outcome.scores, ranks, termination, self.seed, forfeited)

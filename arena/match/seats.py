@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots.base import Bot
-from arena.games.base import Action, Game, State
+from arena.games.base import Action, Game, State, Termination
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class MatchEnd:
     match_id: str
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
-    termination: str
+    termination: Termination
     seed: bytes
     forfeited: tuple[int, ...] = ()
 

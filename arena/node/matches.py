@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.bots import BOTS, make_bot
 from arena.games import Game, GameError, kit_of
-from arena.games.base import Action, State, seed_commitment
+from arena.games.base import Action, State, Termination, seed_commitment
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
 from arena.node.relay import RelaySeat, find_sessions
 from arena.node.remote_seat import RemoteSeat
@@ -108,7 +108,7 @@ class LiveMatch:
                 queue.put_nowait(None)
 
     def public_record(self) -> dict[str, Any]:
-        return public_record(self.runner.state.record(self.record.seats, "running"))
+        return public_record(self.runner.state.record(self.record.seats, Termination.RUNNING))
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -261,7 +261,7 @@ class MatchHost:
             replay = result.record
         except Exception:
             log.exception("match %s stopped by a server error", record.match_id)
-            record.termination = "aborted"
+            record.termination = Termination.ABORTED
         record.ended_ms = now_ms()
         try:
             await self.store.match_ended(record, replay)
@@ -279,12 +279,14 @@ class MatchHost:
         if not self.ended_hooks:
             return
         seats = tuple(record.seats)
-        if record.termination == "aborted":
-            result = ResultRecord(record.match_id, seats, (0,) * len(seats), (1,) * len(seats), "aborted",
-                                  finished_at=record.ended_ms / 1000)  # fmt: skip
+        finished_at = record.ended_ms / 1000
+        if record.termination in (None, Termination.ABORTED):
+            # An ended match without a termination is as good as aborted: stored, never rated.
+            aborted = ((0,) * len(seats), (1,) * len(seats), Termination.ABORTED)
+            result = ResultRecord(record.match_id, seats, *aborted, finished_at=finished_at)
         else:
-            result = ResultRecord(record.match_id, seats, tuple(record.scores), tuple(record.ranks),
-                                  record.termination, forfeited, record.ended_ms / 1000)  # fmt: skip
+            outcome = (tuple(record.scores), tuple(record.ranks), record.termination)
+            result = ResultRecord(record.match_id, seats, *outcome, forfeited, finished_at)
         for hook in self.ended_hooks:
             try:
                 await hook(record, result)
@@ -297,7 +299,7 @@ class MatchHost:
         for live in list(self.live.values()):
             if live.resumable:
                 continue
-            live.record.termination, live.record.ended_ms = "aborted", now_ms()
+            live.record.termination, live.record.ended_ms = Termination.ABORTED, now_ms()
             with contextlib.suppress(Exception):
                 await self.store.match_ended(live.record, None)
         await cancel_and_wait(tasks, "match host")
@@ -311,7 +313,7 @@ def summary_to_pb(record: MatchRecord) -> pb.MatchSummary:
         seats=record.seats,
         scores=record.scores,
         ranks=record.ranks,
-        termination=convert.TERMINATIONS.get(record.termination, pb.TERMINATION_UNSPECIFIED),
+        termination=convert.termination_to_pb(record.termination),
         started_ms=record.started_ms,
         ended_ms=record.ended_ms,
         tournament_id=record.tournament_id,

@@ -28,7 +28,6 @@ from arena.store.embedded import READ_CHUNK
 from arena.store.outage import patiently
 from arena.store.relay import HEARTBEAT_TTL_MS, Answer, Gone, Post, PostKind, Refused, RelayStore, RemoteSession
 from arena.v1 import bot_service_pb2 as bot_pb
-from arena.v1 import messages_pb2 as pb
 from arena.wire import convert
 
 log = logging.getLogger(__name__)
@@ -203,7 +202,7 @@ class RelaySeat(Seat):
             match_id=self.match_id,
             scores=result.scores,
             ranks=result.ranks,
-            termination=convert.TERMINATIONS.get(result.termination, pb.TERMINATION_UNSPECIFIED),
+            termination=convert.termination_to_pb(result.termination),
             seed=result.seed.hex(),
             forfeited=result.forfeited,
         )

@@ -78,7 +78,7 @@ class RemoteSeat(Seat):
                     match_id=self.match_id,
                     scores=result.scores,
                     ranks=result.ranks,
-                    termination=convert.TERMINATIONS.get(result.termination, pb.TERMINATION_UNSPECIFIED),
+                    termination=convert.termination_to_pb(result.termination),
                     seed=result.seed.hex(),
                     forfeited=result.forfeited,
                 )

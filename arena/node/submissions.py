@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from arena.games import game_names, make_game
+from arena.games.base import Termination
 from arena.hosted.package import MAX_BYTES, PackageError, inspect, megabytes
 from arena.match import Clock
 from arena.node.work import submit_match
@@ -79,7 +80,7 @@ async def validate(
     while asyncio.get_running_loop().time() < deadline:
         result = await queue.result(order.match_id)
         if result is not None:
-            if result.termination == "aborted":
+            if result.termination == Termination.ABORTED:
                 reason = f"its validation match {order.match_id} was aborted: the bot never connected"
             elif 0 in result.forfeited:
                 reason = (f"it forfeited its validation match {order.match_id}: it crashed, disconnected or did "

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.bots import BOTS
+from arena.games.base import Termination
 from arena.match.local import match_seed
 from arena.node.matches import BUILTIN_PREFIX
 from arena.ratings import Rating, ResultRecord
@@ -111,7 +112,7 @@ class TournamentProgress:
         attempt = spec.attempt_of(order.match_id)
         if attempt is None:
             return
-        if result.termination == "aborted":
+        if result.termination == Termination.ABORTED:
             await self._aborted(state, order, *attempt)
         progress, results = await self.tournaments.progress(state)
         if not progress.unsettled:
@@ -196,7 +197,7 @@ async def cancel_tournament(store: Store, name: str, by: str) -> CancelOutcome:
         seats = seats_of(state.spec, progress.current, results)
         finished_at = now_ms() / 1000
         candidates = [
-            ResultRecord(match_id, seats[number], (0,) * len(seats[number]), (1,) * len(seats[number]), "aborted",
+            ResultRecord(match_id, seats[number], (0,) * len(seats[number]), (1,) * len(seats[number]), Termination.ABORTED,
                          finished_at=finished_at)
             for number, match_id in sorted(progress.current.items())
         ]  # fmt: skip

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games import GameError, make_game
-from arena.games.base import Action, State
+from arena.games.base import Action, State, Termination
 from arena.match import Clock
 from arena.node.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
 from arena.node.relay import Relay, find_sessions
@@ -355,7 +355,7 @@ class WorkHost:
             raise
         except Exception as error:
             log.exception("match %s stopped by a server error", order.match_id)
-            final.termination = "aborted"
+            final.termination = Termination.ABORTED
             outcome = self._aborted(order)
             await self._note_abort(order, f"stopped by an error on node {self.consumer}: {error!r}")
         final.ended_ms = now_ms()
@@ -436,7 +436,7 @@ class WorkHost:
 
     def _aborted(self, order: MatchOrder) -> ResultRecord:
         seats = len(order.seats)
-        return ResultRecord(order.match_id, order.seats, (0,) * seats, (1,) * seats, "aborted",
+        return ResultRecord(order.match_id, order.seats, (0,) * seats, (1,) * seats, Termination.ABORTED,
                             finished_at=now_ms() / 1000)  # fmt: skip
 
     async def _store(
@@ -445,8 +445,8 @@ class WorkHost:
         order = delivery.order
         if record is None:
             record = MatchRecord(order.match_id, order.game, dict(order.params), list(order.seats), now_ms(),
-                                 termination="aborted", ended_ms=now_ms(), tournament_id=order.tournament)  # fmt: skip
-            if result.termination != "aborted":
+                                 termination=Termination.ABORTED, ended_ms=now_ms(), tournament_id=order.tournament)  # fmt: skip
+            if result.termination != Termination.ABORTED:
                 record.scores, record.ranks = list(result.scores), list(result.ranks)
         what = f"match {order.match_id}"
         await patiently(lambda: self.queue.store_result(order, record, replay, result), what)

@@ -16,9 +16,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from arena.games.base import Termination
 from arena.ratings.model import Rating, RatingError, RatingModel
 
-TERMINATIONS = ("normal", "forfeit", "aborted")
+RESULT_TERMINATIONS = (Termination.NORMAL, Termination.FORFEIT, Termination.ABORTED)
+"""How a stored result may have ended: an unfinished match has no result."""
 
 
 class MatchOutcome(Protocol):
@@ -33,7 +35,7 @@ class MatchOutcome(Protocol):
     @property
     def ranks(self) -> tuple[int, ...]: ...
     @property
-    def termination(self) -> str: ...
+    def termination(self) -> Termination: ...
     @property
     def forfeited(self) -> tuple[int, ...]: ...
 
@@ -46,7 +48,7 @@ class ResultRecord:
     seats: tuple[str, ...]
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
-    termination: str = "normal"
+    termination: Termination = Termination.NORMAL
     forfeited: tuple[int, ...] = ()
     finished_at: float = 0.0
     """Seconds since the Unix epoch; history rows carry it for the rating plots."""
@@ -68,15 +70,15 @@ class ResultRecord:
             return f"scores must be whole numbers, not {list(self.scores)}"
         if not all(isinstance(rank, int) and 1 <= rank <= seats for rank in self.ranks):
             return f"ranks must be whole numbers from 1 to {seats}, not {list(self.ranks)}"
-        if self.termination not in TERMINATIONS:
-            return f"unknown termination {self.termination!r} (one of: {', '.join(TERMINATIONS)})"
+        if self.termination not in RESULT_TERMINATIONS:
+            return f"unknown termination {self.termination!r} (one of: {', '.join(RESULT_TERMINATIONS)})"
         if not all(isinstance(seat, int) and 0 <= seat < seats for seat in self.forfeited):
             return f"forfeited seats must be seat numbers below {seats}, not {list(self.forfeited)}"
-        if self.termination == "forfeit" and not self.forfeited:
+        if self.termination == Termination.FORFEIT and not self.forfeited:
             return "a forfeit must name its forfeited seats"
-        if self.termination == "normal" and self.forfeited:
+        if self.termination == Termination.NORMAL and self.forfeited:
             return "a match with forfeited seats ended by forfeit, not normally"
-        if self.termination == "aborted":
+        if self.termination == Termination.ABORTED:
             return ""
         finishers = [rank for seat, rank in enumerate(self.ranks) if seat not in self.forfeited]
         if any(self.ranks[seat] <= rank for seat in self.forfeited for rank in finishers):
@@ -115,7 +117,7 @@ class ResultRecord:
                 seats=tuple(data["seats"]),
                 scores=tuple(data["scores"]),
                 ranks=tuple(data["ranks"]),
-                termination=str(data.get("termination", "normal")),
+                termination=_termination(data.get("termination", Termination.NORMAL)),
                 forfeited=tuple(data.get("forfeited", ())),
                 finished_at=float(data.get("finished_at", 0.0)),
             )
@@ -125,6 +127,13 @@ class ResultRecord:
             raise RatingError(f"stored result lacks {missing.args[0]!r}") from None
         except (TypeError, ValueError) as wrong:
             raise RatingError(f"stored result {data.get('match_id')!r} is malformed: {wrong}") from None
+
+
+def _termination(value: object) -> Termination:
+    for termination in RESULT_TERMINATIONS:
+        if value == termination:
+            return termination
+    raise RatingError(f"unknown termination {value!r} (one of: {', '.join(RESULT_TERMINATIONS)})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +210,7 @@ class RatingUpdate:
 
 def why_not_rated(result: ResultRecord) -> str:
     """The policy: why this result must not change ratings, or "" when it is rated."""
-    if result.termination == "aborted":
+    if result.termination == Termination.ABORTED:
         return "aborted by the server: not rated"
     if len(set(result.seats)) < 2:
         return "a bot playing only itself: not rated"

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
+from arena.games.base import Termination
 from arena.store import keys
 from arena.store.codec import compact_json, text, text_fields, texts
 
@@ -78,16 +79,22 @@ class MatchRecord:
     started_ms: int
     scores: list[int] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
-    termination: str = ""
+    termination: Termination | None = None
+    """None while the match runs ("" in its JSON form)."""
     ended_ms: int = 0
     tournament_id: str = ""
 
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "termination": self.termination or ""}
+
     def to_json(self) -> str:
-        return compact_json(asdict(self))
+        return compact_json(self.to_dict())
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
-        return cls(**json.loads(text))
+        data = json.loads(text)
+        ended = data.get("termination")
+        return cls(**{**data, "termination": Termination(ended) if ended else None})
 
 
 def now_ms() -> int:
@@ -339,7 +346,7 @@ class Store:
                 await self.redis.srem(keys.MATCHES_RUNNING, match_id)
                 continue
             record = found[0]
-            record.termination, record.ended_ms = "aborted", now_ms()
+            record.termination, record.ended_ms = Termination.ABORTED, now_ms()
             await self.match_ended(record, None)
         return ids
 

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 
+from arena.games.base import Termination
 from arena.match.local import Pairing, rotation
 from arena.match.seating import deal_seatings, seat
 from arena.ratings import ResultRecord
@@ -110,6 +111,6 @@ def finished_matches(spec: TournamentSpec, results: Iterable[ResultRecord]) -> d
     finished: dict[int, ResultRecord] = {}
     for result in results:
         number = spec.match_number(result.match_id)
-        if number is not None and result.termination != "aborted":
+        if number is not None and result.termination != Termination.ABORTED:
             finished.setdefault(number, result)
     return finished

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.games.base import Termination
 from arena.ratings import ResultRecord
 from arena.tournaments.formats import plan_round
 from arena.tournaments.spec import MAX_MATCH_ATTEMPTS, TournamentSpec
@@ -146,7 +147,7 @@ def tournament_progress(
             elif result is None:
                 fate = "rerunning" if attempt > 1 else "due"
                 current[number] = match_id
-            elif result.termination != "aborted":
+            elif result.termination != Termination.ABORTED:
                 fate = "done"
             elif note is not None and note.rerun:
                 attempts.append(AbortedAttempt(number, match_id, attempt, note.reason, note.rerun))

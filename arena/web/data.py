@@ -71,7 +71,7 @@ def leaderboard_row(row: LeaderboardRow) -> dict[str, Any]:
 
 def match_summary(record: MatchRecord) -> dict[str, Any]:
     """A match as listed; `running` until its final summary is stored."""
-    return {**dataclasses.asdict(record), "running": not record.ended_ms}
+    return {**record.to_dict(), "running": not record.ended_ms}
 
 
 def public_view(game: str, observation: object) -> dict[str, Any]:

@@ -11,17 +11,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games import Game, kit_of, make_game
+from arena.games import Game, Termination, kit_of, make_game
 from arena.games.kit import ObservationEncoder
 from arena.match.seats import Clock
 from arena.v1 import messages_pb2 as pb
 
 TERMINATIONS = {
-    "normal": pb.TERMINATION_NORMAL,
-    "forfeit": pb.TERMINATION_FORFEIT,
-    "aborted": pb.TERMINATION_ABORTED,
+    Termination.NORMAL: pb.TERMINATION_NORMAL,
+    Termination.FORFEIT: pb.TERMINATION_FORFEIT,
+    Termination.ABORTED: pb.TERMINATION_ABORTED,
 }
-TERMINATION_NAMES = {value: name for name, value in TERMINATIONS.items()}
+
+
+def termination_to_pb(termination: Termination | None) -> pb.Termination:
+    """A match's end on the wire; a running match (None) or an unfinished one is unspecified."""
+    return TERMINATIONS.get(termination, pb.TERMINATION_UNSPECIFIED) if termination else pb.TERMINATION_UNSPECIFIED
+
+
 SPEC_FIELDS = tuple(
     field.name for field in pb.GameSpec.DESCRIPTOR.fields if field.name not in {"game", "players", "params"}
 )

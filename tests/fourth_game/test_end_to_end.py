@@ -16,7 +16,7 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.games import game_names, make_game
+from arena.games import Termination, game_names, make_game
 from arena.node.matches import public_record
 from arena.sdk.client import BuiltinBot, Turn
 from arena.v1 import arena_service_pb2 as api_pb
@@ -85,7 +85,7 @@ def test_a_seats_observation_crosses_the_wire_as_json_and_no_other_form() -> Non
 def test_a_running_matchs_public_record_hides_the_lucky_numbers_its_kit_names() -> None:
     state = make_game(NAME).new_match(b"hidden")
     state.apply(1)
-    shown = public_record(state.record(["a", "b"], "running"))
+    shown = public_record(state.record(["a", "b"], Termination.RUNNING))
     assert "seed" not in shown
     assert shown["rounds"] == [{"moves": [{"seat": 0, "move": "take 1"}]}]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.games import Termination
 from arena.hosted.package import pack
 from arena.ratings import ResultRecord
 from arena.store import keys
@@ -29,7 +30,9 @@ async def test_a_second_submit_is_version_2_with_history_kept_and_sigma_widened(
     first = await submit(arena, owner, "sampler", REPO / "sample_bots" / "python", "python random_bot.py")
     assert (first.version.version, first.version.status) == (1, "ok")
     ratings = RatingStore(arena.server.store.redis)
-    await ratings.apply("friday13", ResultRecord("m-old", ("sampler", "builtin:random"), (1, 9), (1, 2), "normal"))
+    await ratings.apply(
+        "friday13", ResultRecord("m-old", ("sampler", "builtin:random"), (1, 9), (1, 2), Termination.NORMAL)
+    )
     before = (await ratings.ratings("friday13", ["sampler"]))["sampler"]
 
     second = await submit(arena, owner, "sampler", REPO / "sample_bots" / "python", "python heuristic_bot.py")

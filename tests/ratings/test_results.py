@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games import make_game
+from arena.games import Termination, make_game
 from arena.match.runner import MatchResult
 from arena.ratings import (
     BotRating,
@@ -40,7 +40,7 @@ def test_first_result_rates_newcomers_from_the_initial_rating() -> None:
 
 def test_aborted_match_is_not_rated_but_is_marked_applied() -> None:
     book = RatingBook(MODEL)
-    update = book.apply(result("m1", ("a", "b"), (1, 2), termination="aborted"))
+    update = book.apply(result("m1", ("a", "b"), (1, 2), termination=Termination.ABORTED))
     assert update is not None
     assert not update.rated and "aborted" in update.skipped
     assert update.ratings == () and update.history == ()
@@ -48,14 +48,16 @@ def test_aborted_match_is_not_rated_but_is_marked_applied() -> None:
 
 
 def test_forfeiter_ranked_last_loses_mu() -> None:
-    update = apply_result({}, result("m1", ("a", "b", "c"), (1, 2, 3), termination="forfeit", forfeited=(2,)), MODEL)
+    update = apply_result(
+        {}, result("m1", ("a", "b", "c"), (1, 2, 3), termination=Termination.FORFEIT, forfeited=(2,)), MODEL
+    )
     rows = {row.bot: row for row in update.ratings}
     assert rows["c"].mu < MODEL.mu
 
 
 def test_forfeiter_must_be_ranked_below_the_finishers() -> None:
     with pytest.raises(RatingError, match="forfeited seat must be ranked below"):
-        result("m1", ("a", "b", "c"), (1, 3, 2), termination="forfeit", forfeited=(0,))
+        result("m1", ("a", "b", "c"), (1, 3, 2), termination=Termination.FORFEIT, forfeited=(0,))
 
 
 def test_same_result_delivered_twice_changes_ratings_once() -> None:
@@ -104,7 +106,7 @@ def results(draw: st.DrawFn) -> list[ResultRecord]:
     for number in range(draw(st.integers(1, 12))):
         seats = tuple(draw(st.lists(names, min_size=2, max_size=5, unique=True)))
         ranks = tuple(draw(st.lists(st.integers(1, len(seats)), min_size=len(seats), max_size=len(seats))))
-        termination = draw(st.sampled_from(["normal", "normal", "aborted"]))
+        termination = draw(st.sampled_from([Termination.NORMAL, Termination.NORMAL, Termination.ABORTED]))
         out.append(result(f"m{number}", seats, ranks, termination=termination, finished_at=float(number)))
     return out
 
@@ -133,11 +135,11 @@ def test_recompute_with_other_parameters_changes_the_ratings() -> None:
 
 
 def test_result_record_round_trips_through_json_and_from_a_match_result() -> None:
-    record = result("m1", ("a", "b", "c"), (1, 3, 2), termination="forfeit", forfeited=(1,), finished_at=12.5)
+    record = result("m1", ("a", "b", "c"), (1, 3, 2), termination=Termination.FORFEIT, forfeited=(1,), finished_at=12.5)
     assert ResultRecord.from_dict(json.loads(json.dumps(record.to_dict()))) == record
     game = make_game("friday13", players=3)
     match = MatchResult(
-        "m1", "friday13", ("a", "b", "c"), (10, 30, 20), (1, 3, 2), "forfeit", (1,), (), game.new_match(b"s")
+        "m1", "friday13", ("a", "b", "c"), (10, 30, 20), (1, 3, 2), Termination.FORFEIT, (1,), (), game.new_match(b"s")
     )
     assert ResultRecord.from_match(match, finished_at=12.5) == record
 

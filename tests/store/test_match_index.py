@@ -8,6 +8,7 @@ import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
+from arena.games import Termination
 from arena.store import MatchRecord, Store, keys
 from arena.store.store import LIST_PAGE
 from arena.v1 import arena_service_pb2 as api_pb
@@ -36,7 +37,12 @@ async def play(
     """A match listed at its start and stored at its end, as the match host does it."""
     record = MatchRecord(match_id, game, {"players": len(seats)}, list(seats), started_ms, tournament_id=tournament)
     await store.match_started(record)
-    record.scores, record.ranks, record.termination, record.ended_ms = [0] * len(seats), [1] * len(seats), "normal", 1
+    record.scores, record.ranks, record.termination, record.ended_ms = (
+        [0] * len(seats),
+        [1] * len(seats),
+        Termination.NORMAL,
+        1,
+    )
     await store.match_ended(record, {"format": "arena-replay/1"})
 
 

@@ -10,6 +10,7 @@ import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
+from arena.games import Termination
 from arena.ratings import RatingBook, RatingModel, ResultRecord
 from arena.store import keys
 from arena.store.ratings import APPLIED, DUPLICATE, RatingStore
@@ -36,8 +37,8 @@ RESULTS = [
     result("m1", ("a", "b", "c"), (1, 2, 3)),
     result("m2", ("b", "c", "d"), (1, 1, 3)),
     result("m3", ("a", "d", "c"), (3, 2, 1)),
-    result("m4", ("a", "b", "d"), (1, 2, 3), termination="forfeit", forfeited=(2,)),
-    ResultRecord("m5", ("a", "b", "c"), (0, 0, 0), (1, 1, 1), termination="aborted"),
+    result("m4", ("a", "b", "d"), (1, 2, 3), termination=Termination.FORFEIT, forfeited=(2,)),
+    ResultRecord("m5", ("a", "b", "c"), (0, 0, 0), (1, 1, 1), termination=Termination.ABORTED),
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.games import Termination
 from arena.ratings import ResultRecord
 from arena.tournaments import (
     CANCELLED,
@@ -28,12 +29,12 @@ def seats(number: int) -> tuple[str, ...]:
     return plan_round(SPEC, 0)[number].seats
 
 
-def played(match_id: str, termination: str = "normal") -> ResultRecord:
+def played(match_id: str, termination: Termination = Termination.NORMAL) -> ResultRecord:
     number = SPEC.match_number(match_id)
     assert number is not None
     table = seats(number)
-    if termination == "aborted":
-        return ResultRecord(match_id, table, (0,) * 3, (1,) * 3, "aborted")
+    if termination == Termination.ABORTED:
+        return ResultRecord(match_id, table, (0,) * 3, (1,) * 3, Termination.ABORTED)
     return ResultRecord(match_id, table, (1, 2, 3), (1, 2, 3), termination)
 
 
@@ -48,7 +49,7 @@ def test_attempt_ids_name_the_match_and_the_attempt() -> None:
     for foreign in ("cup-4", "cup-2-try1", "cup-2-tryx", "cupola-2", "other-1", "cup-", "cup-2-try2-try3"):
         assert SPEC.attempt_of(foreign) is None, foreign
     # A re-run that finished counts for its match in the table.
-    table = tournament_table(SPEC, [played("cup-0", "aborted"), played("cup-0-try2")])
+    table = tournament_table(SPEC, [played("cup-0", Termination.ABORTED), played("cup-0-try2")])
     assert table.done == 1
 
 
@@ -60,7 +61,7 @@ def test_nothing_played_is_all_due_and_running() -> None:
 
 
 def test_an_aborted_match_is_re_running_until_its_re_run_finishes() -> None:
-    results = by_id(played("cup-0", "aborted"), played("cup-1"), played("cup-2"), played("cup-3"))
+    results = by_id(played("cup-0", Termination.ABORTED), played("cup-1"), played("cup-2"), played("cup-3"))
     noted = {"cup-0": AbortNote("never started: ann not connected to any node", "cup-0-try2")}
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts=noted)
     assert (progress.done, progress.rerunning, progress.aborted, progress.status) == (3, 1, 0, RUNNING)
@@ -75,7 +76,7 @@ def test_an_aborted_match_is_re_running_until_its_re_run_finishes() -> None:
 
 
 def test_an_abort_not_noted_yet_counts_as_re_running_and_uses_the_nodes_reason() -> None:
-    results = by_id(played("cup-0", "aborted"), played("cup-1"), played("cup-2"), played("cup-3"))
+    results = by_id(played("cup-0", Termination.ABORTED), played("cup-1"), played("cup-2"), played("cup-3"))
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts={}, reasons={"cup-0": "boom"})
     assert (progress.rerunning, progress.status) == (1, RUNNING)
     assert progress.aborted_attempts[0].reason == "boom" and progress.current == {0: "cup-0-try2"}
@@ -86,7 +87,7 @@ def test_an_abort_not_noted_yet_counts_as_re_running_and_uses_the_nodes_reason()
 
 def test_the_last_attempt_aborted_is_aborted_for_good_and_the_status_says_so() -> None:
     ids = [SPEC.attempt_id(1, attempt) for attempt in range(1, MAX_MATCH_ATTEMPTS + 1)]
-    results = by_id(played("cup-0"), played("cup-2"), played("cup-3"), *(played(i, "aborted") for i in ids))
+    results = by_id(played("cup-0"), played("cup-2"), played("cup-3"), *(played(i, Termination.ABORTED) for i in ids))
     noted = {i: AbortNote(f"reason {n}", ids[n + 1] if n + 1 < len(ids) else "") for n, i in enumerate(ids)}
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts=noted)
     assert (progress.done, progress.aborted, progress.rerunning, progress.due) == (3, 1, 0, 0)
@@ -101,7 +102,7 @@ def test_the_last_attempt_aborted_is_aborted_for_good_and_the_status_says_so() -
 
 
 def test_a_cancelled_tournament_counts_its_unstarted_matches_cancelled_and_its_running_ones_due() -> None:
-    cancelled = by_id(played("cup-1", "aborted"), played("cup-2", "aborted"))
+    cancelled = by_id(played("cup-1", Termination.ABORTED), played("cup-2", Termination.ABORTED))
     results = by_id(played("cup-0"), *cancelled.values())
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts={}, cancelled_ids=set(cancelled),
                                    cancelled_ms=5)  # fmt: skip

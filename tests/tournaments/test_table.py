@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from arena.games import Termination
 from arena.ratings import Rating, RatingModel, ResultRecord, recompute
 from arena.tournaments import TournamentSpec, plan_round, tournament_table
 
 SPEC = TournamentSpec("cup", "friday13", ("ann", "bob", "cy", "dee", "eve"), table_size=3, rounds=2)
 
 
-def result(number: int, termination: str = "normal") -> ResultRecord:
+def result(number: int, termination: Termination = Termination.NORMAL) -> ResultRecord:
     """Match `number` of the plan, in which the alphabetically first bot wins, and so on."""
     pairing = plan_round(SPEC, SPEC.round_of(number))[number % SPEC.matches_per_round]
     ranks = tuple(1 + sorted(pairing.seats).index(bot) for bot in pairing.seats)
@@ -41,7 +42,7 @@ def test_table_has_standings_trueskill_and_progress() -> None:
 
 
 def test_aborted_results_other_tournaments_and_repeats_do_not_count() -> None:
-    results = [result(0), result(0), result(1, "aborted")]
+    results = [result(0), result(0), result(1, Termination.ABORTED)]
     results.append(ResultRecord("other-0", ("ann", "bob", "cy"), (1, 2, 3), (1, 2, 3)))
     table = tournament_table(SPEC, results)
     assert table.done == 1

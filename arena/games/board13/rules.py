@@ -25,6 +25,7 @@ from arena.games.base import (
     InvalidParameters,
     Outcome,
     State,
+    Termination,
     ranks_from_scores,
     seed_commitment,
 )
@@ -168,7 +169,7 @@ class Board13(Game):
                 state.apply(self.action_from_text(move["move"]))
             except GameError as error:
                 raise GameError(f"ply {number}: {error}") from None
-        rebuilt = state.record(record["seats"], record["termination"])
+        rebuilt = state.record(record["seats"], Termination(record["termination"]))
         for key in ("rounds", "scores"):
             if rebuilt[key] != record[key]:
                 raise GameError(f"the record's {key} differ from what the rules give")
@@ -531,9 +532,9 @@ class Board13State(State[Board13]):
 
     def outcome(self) -> Outcome:
         if self.turn >= 0:
-            return Outcome((DRAW, DRAW), (1, 1), "unfinished")
+            return Outcome((DRAW, DRAW), (1, 1), Termination.UNFINISHED)
         scores = self.scores()
-        return Outcome(scores, ranks_from_scores(scores, lower_is_better=False), "normal")
+        return Outcome(scores, ranks_from_scores(scores, lower_is_better=False), Termination.NORMAL)
 
     def scores(self) -> tuple[int, int]:
         """Points: 2 for the winner, 0 for the loser, 1 each for a draw or an unfinished match."""
@@ -656,7 +657,7 @@ class Board13State(State[Board13]):
             scores=self.scores() if self.turn < 0 else (),
         )
 
-    def record(self, seats: Sequence[str], termination: str = "normal") -> dict[str, Any]:
+    def record(self, seats: Sequence[str], termination: Termination = Termination.NORMAL) -> dict[str, Any]:
         origin = self.origin
         # The state keeps only action ids (playouts stay fast); a replica re-plays them from the
         # origin to learn what each move removed.
