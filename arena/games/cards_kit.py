@@ -92,7 +92,10 @@ class CardEncoder:
                 target.cards.extend([cards[code] for code in pile[len(known_pile) :]])
                 target.total = obs.totals[index]
                 self._piles[index] = pile
-        public.current_player = max(obs.current_player, 0)
+        if obs.current_player >= 0:
+            public.current_player = obs.current_player
+        else:
+            public.ClearField("current_player")  # nobody is to move: the match is over
         public.hand_sizes[:] = obs.hand_sizes
         public.draw_pile_size = obs.draw_pile_size
         seat_view = message.cards
@@ -126,6 +129,11 @@ def _moves(suits: tuple[str, ...], players: int) -> list[dict[int, pb.CardMove]]
     ]
 
 
+def _current_player(message: pb.CardObservation) -> int:
+    """The seat to move, or -1 (as in the engine) when the message says nobody is."""
+    return message.current_player if message.HasField("current_player") else -1
+
+
 def card_observation_from_pb(game: CardGame, message: pb.CardObservation, legal: Sequence[int]) -> CardObservation:
     """The engine's observation of the seat `message.seat`, with the legal actions of its request."""
     suits = game.rules.suits
@@ -135,7 +143,7 @@ def card_observation_from_pb(game: CardGame, message: pb.CardObservation, legal:
         return index[card.suit] * 8 + card.value
 
     players = len(message.hand_sizes)
-    own_turn = message.seat == message.current_player
+    own_turn = message.seat == _current_player(message)
     return CardObservation(
         game=game.name,
         suits=suits,
@@ -145,7 +153,7 @@ def card_observation_from_pb(game: CardGame, message: pb.CardObservation, legal:
         rounds=message.rounds,
         first_player=message.first_player,
         dealer=message.dealer,
-        current_player=message.current_player,
+        current_player=_current_player(message),
         hand=tuple(code(card) for card in message.hand),
         legal_actions=tuple(legal) if own_turn else (),
         piles=tuple(tuple(code(card) for card in pile.cards) for pile in message.piles),

@@ -64,7 +64,10 @@ class Board13Encoder:
         view.neutral_toppled[:] = obs.neutral_toppled
         view.ply = obs.ply
         view.ply_limit = scenario.ply_limit
-        view.current_player = max(obs.current_player, 0)
+        if obs.current_player >= 0:
+            view.current_player = obs.current_player
+        else:
+            view.ClearField("current_player")  # nobody is to move: the match is over
         view.passes = obs.passes
         view.capture_diagonal = scenario.capture_diagonal
         view.goal = scenario.goal
@@ -80,16 +83,21 @@ class Board13Encoder:
         return move
 
 
+def _current_player(message: pb.Board13Observation) -> int:
+    """The seat to move, or -1 (as in the engine) when the message says nobody is."""
+    return message.current_player if message.HasField("current_player") else -1
+
+
 def board13_observation_from_pb(
     game: Board13, message: pb.Board13Observation, legal: Sequence[int]
 ) -> Board13Observation:
     """The engine's observation of `message.seat`, with the legal actions of its request."""
-    own_turn = message.seat == message.current_player
+    own_turn = message.seat == _current_player(message)
     return Board13Observation(
         game=game.name,
         scenario=game.scenario,
         seat=message.seat,
-        current_player=message.current_player,
+        current_player=_current_player(message),
         board=tuple(_piece_code(field) for field in message.fields),
         reserves=(message.reserves[0], message.reserves[1]),
         toppled=(message.toppled[0], message.toppled[1]),
