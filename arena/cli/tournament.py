@@ -49,12 +49,13 @@ def tournament_create(
     seatings: int, rated: bool, seed: str, hero: str, edition: str, connection: Connection,
 ) -> None:  # fmt: skip
     """Create tournament NAME and queue its matches; prints how many."""
-    from arena.server.tournament_rpcs import FORMATS_PB  # loaded only here and below, so that the CLI starts fast
+    from arena.tournaments import TournamentFormat
     from arena.v1 import arena_service_pb2 as api_pb
     from arena.v1 import messages_pb2 as pb
+    from arena.wire.convert import TOURNAMENT_FORMATS  # loaded only here and below, so that the CLI starts fast
 
     spec = api_pb.TournamentSpec(
-        name=name, game=pb.GameSpec(game=game_name, edition=edition), format=FORMATS_PB[format_name],
+        name=name, game=pb.GameSpec(game=game_name, edition=edition), format=TOURNAMENT_FORMATS[TournamentFormat(format_name)],
         entrants=[entrant.strip() for entrant in entrants.split(",") if entrant.strip()], table_size=table_size,
         rounds=rounds, duplicate=duplicate, seatings=seatings, rated=rated, seed=seed, hero=hero,
     )  # fmt: skip
@@ -162,11 +163,11 @@ def tournament_cancel(name: str, connection: Connection) -> None:
 
 def info_dict(info: Any) -> dict[str, Any]:
     """A TournamentInfo message as the JSON that `show --json` prints (NaN as null)."""
-    from arena.server.tournament_rpcs import FORMATS_PB, STATUSES_PB
     from arena.tournaments import Progress as TournamentProgress
+    from arena.wire.convert import TOURNAMENT_FORMATS, TOURNAMENT_STATUSES
 
-    formats = {number: name for name, number in FORMATS_PB.items()}
-    statuses = {number: name for name, number in STATUSES_PB.items()}
+    formats = {number: name for name, number in TOURNAMENT_FORMATS.items()}
+    statuses = {number: name for name, number in TOURNAMENT_STATUSES.items()}
 
     def number(value: float) -> float | None:
         return None if value != value else round(value, 4)

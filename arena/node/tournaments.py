@@ -34,12 +34,12 @@ from arena.store.tournaments import (
 )
 from arena.store.work import MatchOrder, WorkQueue
 from arena.tournaments import (
-    FINISHED,
-    FINISHED_WITH_ABORTS,
     MAX_MATCH_ATTEMPTS,
     Progress,
     TournamentError,
+    TournamentFormat,
     TournamentSpec,
+    TournamentStatus,
     TournamentTable,
     plan_round,
     seats_due,
@@ -86,7 +86,7 @@ async def check_entrants(store: Store, spec: TournamentSpec) -> None:
 async def create_tournament(store: Store, spec: TournamentSpec, created_by: str) -> None:
     """Store the tournament and queue its matches (every round, or a Swiss tournament's first)."""
     await check_entrants(store, spec)
-    rounds = 1 if spec.format == "swiss" else spec.rounds
+    rounds = 1 if spec.format == TournamentFormat.SWISS else spec.rounds
     orders = [order for number in range(rounds) for order in round_orders(spec, number)]
     await TournamentStore(store.redis).create(spec, created_by, orders, rounds)
 
@@ -119,7 +119,7 @@ class TournamentProgress:
             await self.tournaments.mark_finished(spec.name)
             return
         planned = state.rounds_planned
-        if spec.format != "swiss" or planned >= spec.rounds or state.cancelled_ms or progress.current:
+        if spec.format != TournamentFormat.SWISS or planned >= spec.rounds or state.cancelled_ms or progress.current:
             return  # a Swiss round is planned once every match of the rounds before it is done or aborted for good
         if await self.tournaments.plan(spec.name, planned, round_orders(spec, planned, results)):
             log.info("tournament %s: round %d queued", spec.name, planned + 1)
@@ -190,7 +190,7 @@ async def cancel_tournament(store: Store, name: str, by: str) -> CancelOutcome:
             return CancelOutcome(CANCELLED_BEFORE)
         seen = await tournaments.aborts_noted(name)
         progress, results = await tournaments.progress(state)
-        if progress.status in (FINISHED, FINISHED_WITH_ABORTS):
+        if progress.status in (TournamentStatus.FINISHED, TournamentStatus.FINISHED_WITH_ABORTS):
             raise TournamentError(
                 f"tournament {name!r} has finished ({progress.describe()}); there is nothing to cancel"
             )

@@ -13,21 +13,10 @@ from arena.node.tournaments import TournamentView, cancel_tournament, create_tou
 from arena.server.auth import abort, require
 from arena.store import NameTaken, Store, keys
 from arena.store.tournaments import CANCELLED_BEFORE, TournamentState, TournamentStore
-from arena.tournaments import CANCELLED, FINISHED, FINISHED_WITH_ABORTS, RUNNING, TournamentError, TournamentSpec
+from arena.tournaments import TournamentError, TournamentSpec
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.wire import convert
 
-FORMATS_PB = {
-    "round-robin": api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
-    "gauntlet": api_pb.TOURNAMENT_FORMAT_GAUNTLET,
-    "swiss": api_pb.TOURNAMENT_FORMAT_SWISS,
-}
-STATUSES_PB = {
-    RUNNING: api_pb.TOURNAMENT_STATUS_RUNNING,
-    FINISHED: api_pb.TOURNAMENT_STATUS_FINISHED,
-    FINISHED_WITH_ABORTS: api_pb.TOURNAMENT_STATUS_FINISHED_WITH_ABORTS,
-    CANCELLED: api_pb.TOURNAMENT_STATUS_CANCELLED,
-}
 WATCH_INTERVAL = 0.25
 """Seconds between looks at a watched tournament's results."""
 WATCH_REFRESH = 1.0
@@ -36,9 +25,9 @@ WATCH_REFRESH = 1.0
 
 def spec_from_pb(message: api_pb.TournamentSpec) -> TournamentSpec:
     """The spec a request asks for; TournamentError says what is wrong with it."""
-    formats = {number: name for name, number in FORMATS_PB.items()}
+    formats = {number: name for name, number in convert.TOURNAMENT_FORMATS.items()}
     if message.format not in formats:
-        raise TournamentError(f"choose a format: {', '.join(FORMATS_PB)}")
+        raise TournamentError(f"choose a format: {', '.join(convert.TOURNAMENT_FORMATS)}")
     try:
         params = convert.params_from_spec(message.game)
     except GameError as error:
@@ -64,7 +53,7 @@ def spec_to_pb(spec: TournamentSpec) -> api_pb.TournamentSpec:
         name=spec.name,
         game=convert.spec_from_params(spec.game, {**spec.params, "players": spec.table_size}),
         entrants=spec.entrants,
-        format=FORMATS_PB[spec.format],
+        format=convert.TOURNAMENT_FORMATS[spec.format],
         table_size=spec.table_size,
         rounds=spec.rounds,
         duplicate=spec.duplicate,
@@ -86,7 +75,7 @@ def info_to_pb(view: TournamentView) -> api_pb.TournamentInfo:
         created_ms=state.created_ms,
         created_by=state.created_by,
         score_name=state.spec.build_game().score_name,
-        status=STATUSES_PB[progress.status],
+        status=convert.TOURNAMENT_STATUSES[progress.status],
         due=progress.due,
         rerunning=progress.rerunning,
         aborted=progress.aborted,

@@ -14,35 +14,33 @@ from arena.tournaments.formats import (
     swiss_tables,
 )
 from arena.tournaments.progress import (
-    CANCELLED,
-    FINISHED,
-    FINISHED_WITH_ABORTS,
-    RUNNING,
-    STATUSES,
     AbortedAttempt,
     AbortNote,
     Progress,
+    TournamentStatus,
     seats_due,
     seats_of,
     tournament_progress,
 )
-from arena.tournaments.spec import FORMATS, MAX_MATCH_ATTEMPTS, MAX_MATCHES, TournamentError, TournamentSpec
+from arena.tournaments.spec import (
+    MAX_MATCH_ATTEMPTS,
+    MAX_MATCHES,
+    TournamentError,
+    TournamentFormat,
+    TournamentSpec,
+)
 from arena.tournaments.table import TournamentTable, tournament_table
 
 __all__ = [
-    "CANCELLED",
-    "FINISHED",
-    "FINISHED_WITH_ABORTS",
-    "FORMATS",
     "MAX_MATCHES",
     "MAX_MATCH_ATTEMPTS",
-    "RUNNING",
-    "STATUSES",
     "AbortNote",
     "AbortedAttempt",
     "Progress",
     "TournamentError",
+    "TournamentFormat",
     "TournamentSpec",
+    "TournamentStatus",
     "TournamentTable",
     "finished_matches",
     "gauntlet_tables",

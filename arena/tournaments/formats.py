@@ -20,7 +20,7 @@ from arena.match.local import Pairing, rotation
 from arena.match.seating import deal_seatings, seat
 from arena.ratings import ResultRecord
 from arena.standings import Played, standings
-from arena.tournaments.spec import TournamentError, TournamentSpec
+from arena.tournaments.spec import TournamentError, TournamentFormat, TournamentSpec
 
 Table = tuple[str, ...]
 
@@ -34,9 +34,9 @@ def plan_round(spec: TournamentSpec, round_number: int, results: Iterable[Result
     if not isinstance(round_number, int) or not 0 <= round_number < spec.rounds:
         raise TournamentError(f"{spec.name} has rounds 0 to {spec.rounds - 1}, not {round_number!r}")
     size = spec.table_size
-    if spec.format == "round-robin":
+    if spec.format == TournamentFormat.ROUND_ROBIN:
         tables = round_robin_tables(spec.entrants, size, round_number)
-    elif spec.format == "gauntlet":
+    elif spec.format == TournamentFormat.GAUNTLET:
         tables = gauntlet_tables(spec.hero, [bot for bot in spec.entrants if bot != spec.hero], size, round_number)
     else:
         tables = swiss_tables(spec, round_number, finished_matches(spec, results))

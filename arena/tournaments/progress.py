@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from arena.games.base import Termination
@@ -20,11 +21,13 @@ from arena.ratings import ResultRecord
 from arena.tournaments.formats import plan_round
 from arena.tournaments.spec import MAX_MATCH_ATTEMPTS, TournamentSpec
 
-RUNNING = "running"
-FINISHED = "finished"
-FINISHED_WITH_ABORTS = "finished-with-aborts"
-CANCELLED = "cancelled"
-STATUSES = (RUNNING, FINISHED, FINISHED_WITH_ABORTS, CANCELLED)
+
+class TournamentStatus(StrEnum):
+    RUNNING = "running"
+    FINISHED = "finished"
+    FINISHED_WITH_ABORTS = "finished-with-aborts"
+    """Every match played, some aborted for good (after their attempts)."""
+    CANCELLED = "cancelled"
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class AbortedAttempt:
 
 @dataclass(frozen=True)
 class Progress:
-    """A tournament's matches by what became of them; `status` is one of `STATUSES`."""
+    """A tournament's matches by what became of them; `status` says where it stands."""
 
     total: int
     done: int = 0
@@ -77,19 +80,19 @@ class Progress:
         return self.due + self.rerunning
 
     @property
-    def status(self) -> str:
+    def status(self) -> TournamentStatus:
         if self.cancelled_ms:
-            return CANCELLED
+            return TournamentStatus.CANCELLED
         if self.unsettled:
-            return RUNNING
-        return FINISHED_WITH_ABORTS if self.aborted else FINISHED
+            return TournamentStatus.RUNNING
+        return TournamentStatus.FINISHED_WITH_ABORTS if self.aborted else TournamentStatus.FINISHED
 
     def describe(self) -> str:
         """The status in a few words: "running", "finished", "finished with 2 aborted", "cancelled"."""
         status = self.status
-        if status == FINISHED_WITH_ABORTS:
+        if status == TournamentStatus.FINISHED_WITH_ABORTS:
             return f"finished with {self.aborted} aborted"
-        if status == CANCELLED and self.unsettled:
+        if status == TournamentStatus.CANCELLED and self.unsettled:
             return f"cancelled ({self.unsettled} still running)"
         return status
 
@@ -188,7 +191,7 @@ def seats_of(
 def seats_due(spec: TournamentSpec, progress: Progress, results: Iterable[ResultRecord]) -> set[str]:
     """The bots seated in matches still to be played: those of planned rounds, and every entrant
     while a Swiss round is still to be planned (its seats are not known yet)."""
-    if progress.status != RUNNING:
+    if progress.status != TournamentStatus.RUNNING:
         return set()
     seats = {name for table in seats_of(spec, progress.current, results).values() for name in table}
     if progress.unsettled > len(progress.current):

@@ -6,12 +6,22 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from arena.games import Game, GameError, make_game
 from arena.match.seating import check_seatings_per_deal, design_size
 
-FORMATS = ("round-robin", "gauntlet", "swiss")
+
+class TournamentFormat(StrEnum):
+    ROUND_ROBIN = "round-robin"
+    """Every combination of `table_size` entrants, each round."""
+    GAUNTLET = "gauntlet"
+    """The hero against every window of the field."""
+    SWISS = "swiss"
+    """Rounds paired by standing, each planned when the one before has ended."""
+
+
 MAX_MATCHES = 100_000
 """More matches than this is almost surely a mistake (a round-robin of 40 bots at tables of 6)."""
 MAX_MATCH_ATTEMPTS = 3
@@ -42,7 +52,7 @@ class TournamentSpec:
     name: str
     game: str
     entrants: tuple[str, ...]
-    format: str = "round-robin"
+    format: TournamentFormat = TournamentFormat.ROUND_ROBIN
     table_size: int = 4
     rounds: int = 1
     duplicate: bool = False
@@ -62,8 +72,10 @@ class TournamentSpec:
     def _check(self) -> Game:
         if not isinstance(self.name, str) or not NAME.fullmatch(self.name):
             raise TournamentError(f"tournament name {self.name!r} must be 1-40 letters, digits, '-', '_' or '.'")
-        if self.format not in FORMATS:
-            raise TournamentError(f"unknown format {self.format!r}; choose one of: {', '.join(FORMATS)}")
+        if self.format not in tuple(TournamentFormat):
+            choices = ", ".join(TournamentFormat)
+            raise TournamentError(f"unknown format {self.format!r}; choose one of: {choices}")
+        object.__setattr__(self, "format", TournamentFormat(self.format))
         for flag in ("duplicate", "rated"):
             if not isinstance(getattr(self, flag), bool):
                 raise TournamentError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
@@ -94,9 +106,9 @@ class TournamentSpec:
             raise TournamentError(f"{repeated[0]!r} is entered twice; every entrant plays under one name")
         if len(self.entrants) < self.table_size:
             raise TournamentError(f"{len(self.entrants)} entrants cannot fill a table of {self.table_size}")
-        if self.format == "gauntlet" and self.hero not in self.entrants:
+        if self.format == TournamentFormat.GAUNTLET and self.hero not in self.entrants:
             raise TournamentError(f"the gauntlet's hero {self.hero!r} must be one of the entrants")
-        if self.format != "gauntlet" and self.hero:
+        if self.format != TournamentFormat.GAUNTLET and self.hero:
             raise TournamentError(f"only a gauntlet has a hero; {self.format} has none")
         total = self.total_matches
         if total > MAX_MATCHES:
@@ -126,9 +138,9 @@ class TournamentSpec:
     def tables_per_round(self) -> int:
         """Distinct tables (deals) in one round: every combination, every field window, or every block."""
         entrants, size = len(self.entrants), self.table_size
-        if self.format == "round-robin":
+        if self.format == TournamentFormat.ROUND_ROBIN:
             return math.comb(entrants, size)
-        if self.format == "gauntlet":
+        if self.format == TournamentFormat.GAUNTLET:
             return entrants - 1
         return entrants // size
 

@@ -14,12 +14,26 @@ from typing import Any
 from arena.games import Game, Termination, kit_of, make_game
 from arena.games.kit import ObservationEncoder
 from arena.match.seats import Clock
+from arena.tournaments import TournamentFormat, TournamentStatus
+from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 
 TERMINATIONS = {
     Termination.NORMAL: pb.TERMINATION_NORMAL,
     Termination.FORFEIT: pb.TERMINATION_FORFEIT,
     Termination.ABORTED: pb.TERMINATION_ABORTED,
+}
+
+TOURNAMENT_FORMATS = {
+    TournamentFormat.ROUND_ROBIN: api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+    TournamentFormat.GAUNTLET: api_pb.TOURNAMENT_FORMAT_GAUNTLET,
+    TournamentFormat.SWISS: api_pb.TOURNAMENT_FORMAT_SWISS,
+}
+TOURNAMENT_STATUSES = {
+    TournamentStatus.RUNNING: api_pb.TOURNAMENT_STATUS_RUNNING,
+    TournamentStatus.FINISHED: api_pb.TOURNAMENT_STATUS_FINISHED,
+    TournamentStatus.FINISHED_WITH_ABORTS: api_pb.TOURNAMENT_STATUS_FINISHED_WITH_ABORTS,
+    TournamentStatus.CANCELLED: api_pb.TOURNAMENT_STATUS_CANCELLED,
 }
 
 

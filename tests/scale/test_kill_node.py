@@ -28,7 +28,7 @@ from arena.store import Store, keys
 from arena.store.ratings import RatingStore
 from arena.store.tournaments import TournamentStore
 from arena.store.work import WorkQueue
-from arena.tournaments import TournamentSpec
+from arena.tournaments import TournamentFormat, TournamentSpec
 from tests.conftest import free_port
 
 ENTRANTS = ("builtin:mc", "builtin:heuristic", "builtin:random")
@@ -85,7 +85,7 @@ async def test_a_killed_nodes_matches_are_resumed_elsewhere_and_counted_once(red
         "kill9",
         "friday13",
         ENTRANTS,
-        format="round-robin",
+        format=TournamentFormat.ROUND_ROBIN,
         table_size=3,
         rounds=4,
         duplicate=True,

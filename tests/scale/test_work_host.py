@@ -15,7 +15,7 @@ from arena.node.work import WorkConfig, submit_match
 from arena.store import MatchRecord, keys
 from arena.store.tournaments import TournamentStore
 from arena.store.work import MatchOrder, WorkQueue
-from arena.tournaments import TournamentSpec
+from arena.tournaments import TournamentFormat, TournamentSpec
 from tests.server.conftest import Arena, RandomBot, start_arena
 
 FAST = WorkConfig(claim_idle=0.6, seat_wait=5.0)
@@ -91,7 +91,9 @@ async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_e
     async with start_arena(redis_url, work=FAST) as arena:
         store = arena.server.store
         entrants = ("builtin:random", "builtin:heuristic", "builtin:mc")
-        spec = TournamentSpec("swiss-1", "friday13", entrants, format="swiss", table_size=3, rounds=3, seed="s")
+        spec = TournamentSpec(
+            "swiss-1", "friday13", entrants, format=TournamentFormat.SWISS, table_size=3, rounds=3, seed="s"
+        )
         await create_tournament(store, spec, "admin")
         tournaments = TournamentStore(store.redis)
         for _ in range(600):

@@ -7,13 +7,11 @@ import pytest
 from arena.games import Termination
 from arena.ratings import ResultRecord
 from arena.tournaments import (
-    CANCELLED,
-    FINISHED,
-    FINISHED_WITH_ABORTS,
     MAX_MATCH_ATTEMPTS,
-    RUNNING,
     AbortNote,
+    TournamentFormat,
     TournamentSpec,
+    TournamentStatus,
     plan_round,
     seats_due,
     seats_of,
@@ -55,7 +53,12 @@ def test_attempt_ids_name_the_match_and_the_attempt() -> None:
 
 def test_nothing_played_is_all_due_and_running() -> None:
     progress = tournament_progress(SPEC, rounds_planned=1, results={}, aborts={})
-    assert (progress.due, progress.done, progress.status, progress.describe()) == (4, 0, RUNNING, "running")
+    assert (progress.due, progress.done, progress.status, progress.describe()) == (
+        4,
+        0,
+        TournamentStatus.RUNNING,
+        "running",
+    )
     assert progress.current == {n: f"cup-{n}" for n in range(4)}
     assert seats_due(SPEC, progress, []) == {"ann", "bob", "cy", "dee"}
 
@@ -64,25 +67,34 @@ def test_an_aborted_match_is_re_running_until_its_re_run_finishes() -> None:
     results = by_id(played("cup-0", Termination.ABORTED), played("cup-1"), played("cup-2"), played("cup-3"))
     noted = {"cup-0": AbortNote("never started: ann not connected to any node", "cup-0-try2")}
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts=noted)
-    assert (progress.done, progress.rerunning, progress.aborted, progress.status) == (3, 1, 0, RUNNING)
+    assert (progress.done, progress.rerunning, progress.aborted, progress.status) == (3, 1, 0, TournamentStatus.RUNNING)
     assert progress.current == {0: "cup-0-try2"}
     assert [a.to_dict() for a in progress.aborted_attempts] == [{"number": 0, "match_id": "cup-0", "attempt": 1,
         "reason": "never started: ann not connected to any node", "rerun": "cup-0-try2"}]  # fmt: skip
     assert seats_due(SPEC, progress, results.values()) == set(seats(0))
     results |= by_id(played("cup-0-try2"))
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts=noted)
-    assert (progress.done, progress.rerunning, progress.status, progress.describe()) == (4, 0, FINISHED, "finished")
+    assert (progress.done, progress.rerunning, progress.status, progress.describe()) == (
+        4,
+        0,
+        TournamentStatus.FINISHED,
+        "finished",
+    )
     assert seats_due(SPEC, progress, results.values()) == set()
 
 
 def test_an_abort_not_noted_yet_counts_as_re_running_and_uses_the_nodes_reason() -> None:
     results = by_id(played("cup-0", Termination.ABORTED), played("cup-1"), played("cup-2"), played("cup-3"))
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts={}, reasons={"cup-0": "boom"})
-    assert (progress.rerunning, progress.status) == (1, RUNNING)
+    assert (progress.rerunning, progress.status) == (1, TournamentStatus.RUNNING)
     assert progress.aborted_attempts[0].reason == "boom" and progress.current == {0: "cup-0-try2"}
     # A tournament that ended before aborts were noted (stored by an older arena): aborted for good.
     ended = tournament_progress(SPEC, rounds_planned=1, results=results, aborts={}, ended=True)
-    assert (ended.aborted, ended.status, ended.describe()) == (1, FINISHED_WITH_ABORTS, "finished with 1 aborted")
+    assert (ended.aborted, ended.status, ended.describe()) == (
+        1,
+        TournamentStatus.FINISHED_WITH_ABORTS,
+        "finished with 1 aborted",
+    )
 
 
 def test_the_last_attempt_aborted_is_aborted_for_good_and_the_status_says_so() -> None:
@@ -91,7 +103,7 @@ def test_the_last_attempt_aborted_is_aborted_for_good_and_the_status_says_so() -
     noted = {i: AbortNote(f"reason {n}", ids[n + 1] if n + 1 < len(ids) else "") for n, i in enumerate(ids)}
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts=noted)
     assert (progress.done, progress.aborted, progress.rerunning, progress.due) == (3, 1, 0, 0)
-    assert progress.status == FINISHED_WITH_ABORTS and progress.describe() == "finished with 1 aborted"
+    assert progress.status == TournamentStatus.FINISHED_WITH_ABORTS and progress.describe() == "finished with 1 aborted"
     assert [(a.match_id, a.attempt, a.reason, a.rerun) for a in progress.aborted_attempts] == [
         ("cup-1", 1, "reason 0", "cup-1-try2"), ("cup-1-try2", 2, "reason 1", "cup-1-try3"),
         ("cup-1-try3", 3, "reason 2", ""),
@@ -107,7 +119,7 @@ def test_a_cancelled_tournament_counts_its_unstarted_matches_cancelled_and_its_r
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts={}, cancelled_ids=set(cancelled),
                                    cancelled_ms=5)  # fmt: skip
     assert (progress.done, progress.cancelled, progress.due, progress.aborted) == (1, 2, 1, 0)
-    assert progress.status == CANCELLED and progress.describe() == "cancelled (1 still running)"
+    assert progress.status == TournamentStatus.CANCELLED and progress.describe() == "cancelled (1 still running)"
     assert progress.aborted_attempts == ()
     assert seats_due(SPEC, progress, results.values()) == set(), "a cancelled tournament waits for nobody"
     results |= by_id(played("cup-3"))
@@ -118,14 +130,16 @@ def test_a_cancelled_tournament_counts_its_unstarted_matches_cancelled_and_its_r
 
 @pytest.mark.parametrize("cancelled_ms", [0, 7])
 def test_swiss_rounds_not_planned_are_due_or_cancelled_and_wait_for_every_entrant(cancelled_ms: int) -> None:
-    swiss = TournamentSpec("sw", "friday13", ("ann", "bob", "cy"), format="swiss", table_size=3, rounds=3)
+    swiss = TournamentSpec(
+        "sw", "friday13", ("ann", "bob", "cy"), format=TournamentFormat.SWISS, table_size=3, rounds=3
+    )
     results = by_id(ResultRecord("sw-0", ("ann", "bob", "cy"), (1, 2, 3), (1, 2, 3)))
     progress = tournament_progress(swiss, rounds_planned=1, results=results, aborts={}, cancelled_ms=cancelled_ms)
     assert progress.done == 1
     if cancelled_ms:
-        assert (progress.cancelled, progress.due, progress.status) == (2, 0, CANCELLED)
+        assert (progress.cancelled, progress.due, progress.status) == (2, 0, TournamentStatus.CANCELLED)
     else:
-        assert (progress.cancelled, progress.due, progress.status) == (0, 2, RUNNING)
+        assert (progress.cancelled, progress.due, progress.status) == (0, 2, TournamentStatus.RUNNING)
         assert progress.current == {} and seats_due(swiss, progress, results.values()) == {"ann", "bob", "cy"}
 
 
