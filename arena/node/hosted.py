@@ -32,7 +32,7 @@ from arena.node.submissions import ValidationConfig
 from arena.node.tasks import cancel_and_wait
 from arena.store import Store
 from arena.store.hosted import HostedRun, HostedStore, HostedVersion
-from arena.store.store import now_ms
+from arena.store.store import BotKind, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +165,7 @@ class HostedManager:
             ):
                 continue
             bot = await self.store.get_bot(name)
-            if bot is None or bot.kind != "hosted":
+            if bot is None or bot.kind != BotKind.HOSTED:
                 continue
             launch = next((one for one in self.launches.values()
                            if one.bot == name and one.session is None and not one.exclusive), None)  # fmt: skip

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
 from redis.asyncio import Redis
@@ -18,17 +19,24 @@ from redis.exceptions import WatchError
 
 from arena.store import keys
 from arena.store.codec import compact_json, text, text_fields
-from arena.store.store import HOSTED_TOKEN_PREFIX, NotFound, StoreError, now_ms, token_hash
+from arena.store.store import HOSTED_TOKEN_PREFIX, BotKind, NotFound, StoreError, now_ms, token_hash
 
 RUNS_KEPT = 50
 """Runs (with their stderr tails) kept per bot."""
-VALIDATING, OK, FAILED = "validating", "ok", "failed"
 VERSION_FIELDS = ["version", "sha256", "size", "run", "status", "reason", "created_ms", "match_id"]
 """A version's record, without its package."""
 
 
 class NotYourBot(StoreError):
     """A valid owner token for a bot of another owner."""
+
+
+class HostedStatus(StrEnum):
+    VALIDATING = "validating"
+    """Uploaded; its validation match has not ended yet."""
+    OK = "ok"
+    FAILED = "failed"
+    """Its validation match failed; the reason says why."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,7 @@ class HostedVersion:
     sha256: str
     size: int
     run: str
-    status: str
+    status: HostedStatus
     reason: str
     created_ms: int
     match_id: str = ""
@@ -74,7 +82,7 @@ def _version(data: dict[Any, Any]) -> HostedVersion:
         fields["sha256"],
         int(fields["size"]),
         fields["run"],
-        fields["status"],
+        HostedStatus(fields["status"]),
         fields.get("reason", ""),
         int(fields["created_ms"]),
         fields.get("match_id", ""),
@@ -96,12 +104,14 @@ class HostedStore:
                     if not await pipe.exists(keys.bot(bot)):
                         raise NotFound(f"no bot named {bot!r}; register it first (arena bot register)")
                     latest = int(await pipe.hget(keys.hosted(bot), "version") or 0)
-                    version = HostedVersion(latest + 1, sha256, len(package), run, VALIDATING, "", now_ms())
+                    version = HostedVersion(
+                        latest + 1, sha256, len(package), run, HostedStatus.VALIDATING, "", now_ms()
+                    )
                     record = {**{k: str(v) for k, v in asdict(version).items()}, "package": package}
                     pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.hset(keys.hosted_version(bot, version.version), mapping=record)  # type: ignore[arg-type]
                     pipe.hset(keys.hosted(bot), "version", version.version)
-                    pipe.hset(keys.bot(bot), "kind", "hosted")
+                    pipe.hset(keys.bot(bot), "kind", BotKind.HOSTED)
                     await pipe.execute()
                     return version
                 except WatchError:
@@ -121,7 +131,7 @@ class HostedStore:
                     pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.hset(
                         keys.hosted_version(bot, version),
-                        mapping={"status": FAILED if reason else OK, "reason": reason},
+                        mapping={"status": HostedStatus.FAILED if reason else HostedStatus.OK, "reason": reason},
                     )
                     if not reason and version > active:
                         pipe.hset(keys.hosted(bot), "active", version)

@@ -14,6 +14,7 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
 from redis.asyncio import Redis
@@ -57,11 +58,18 @@ class Principal:
     """For a hosted bot's process, the launch it belongs to (its token was minted for it)."""
 
 
+class BotKind(StrEnum):
+    REMOTE = "remote"
+    """Runs wherever its author runs it and connects with its token."""
+    HOSTED = "hosted"
+    """Its code was submitted; nodes run it in the sandbox."""
+
+
 @dataclass(frozen=True)
 class BotRecord:
     name: str
     owner: str
-    kind: str
+    kind: BotKind
     language: str
     games: tuple[str, ...]
     description: str
@@ -211,7 +219,7 @@ class Store:
     ) -> tuple[BotRecord, str]:
         """Register bot `name` for `owner`; returns it and its token (shown once)."""
         check_name(name, "bot")
-        record = BotRecord(name, owner, "remote", language, tuple(games), description, now_ms())
+        record = BotRecord(name, owner, BotKind.REMOTE, language, tuple(games), description, now_ms())
         made = new_token("bot")
         digest = token_hash(made)
         created = await self._register_bot(
@@ -369,7 +377,7 @@ def _bot_record(data: Mapping[bytes | str, bytes | str]) -> BotRecord:
     return BotRecord(
         name=fields["name"],
         owner=fields["owner"],
-        kind=fields.get("kind", "remote"),
+        kind=BotKind(fields.get("kind", BotKind.REMOTE)),
         language=fields.get("language", ""),
         games=games,
         description=fields.get("description", ""),

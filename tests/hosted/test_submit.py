@@ -14,6 +14,7 @@ from arena.ratings import ResultRecord
 from arena.store import keys
 from arena.store.hosted import HostedStore
 from arena.store.ratings import RatingStore
+from arena.store.store import BotKind
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.hosted.conftest import logs, misbehaving, requests, submit
@@ -132,7 +133,8 @@ async def test_bad_submissions_get_one_line_errors_and_store_nothing(arena: Aren
         assert (error.code(), text in (error.details() or "")) == (code, True), error.details()
         assert "\n" not in (error.details() or "")
     assert await arena.server.store.redis.exists(keys.hosted("mine"), keys.hosted_version("mine", 1)) == 0
-    assert (await arena.server.store.get_bot("mine")).kind == "remote"  # type: ignore[union-attr]
+    mine = await arena.server.store.get_bot("mine")
+    assert mine is not None and mine.kind == BotKind.REMOTE
 
 
 async def test_logs_are_shown_only_to_the_owner_and_admins(arena: Arena, tmp_path: Path) -> None:
