@@ -140,8 +140,9 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                                         reflection.SERVICE_NAME), server)  # fmt: skip
+    reflection.enable_server_reflection(
+        (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
+    )
     address = f"{config.host}:{config.port}"
     if config.tls_cert is not None and config.tls_key is not None:
         port = server.add_secure_port(address, server_credentials(config.tls_cert, config.tls_key))
@@ -208,8 +209,10 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
         if arena.web is not None:
             announce(f"arena: web UI on {arena.web.url}")
         if arena.new_admin_token:
-            announce(f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} or "
-                     f"{ADMIN_TOKEN_FILE_ENV} to replace it):")  # fmt: skip
+            announce(
+                f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} or "
+                f"{ADMIN_TOKEN_FILE_ENV} to replace it):"
+            )
             announce(arena.new_admin_token)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

@@ -34,23 +34,26 @@ def game_params(players: int | None, edition: str | None, scenario: str | None) 
 @click.command()
 @click.argument("game_name", metavar="GAME")
 @click.option(
-    "--bots", required=True,
+    "--bots",
+    required=True,
     help="Comma-separated built-in bots in seat order, e.g. mc,heuristic,random; NAME=BOT names a copy, "
     "e.g. h1=heuristic,h2=heuristic.",
-)  # fmt: skip
+)
 @click.option("--players", type=int, help="Number of players; defaults to the number of bots.")
 @click.option("--edition", help="friday13 edition: en (50 cards, the default) or de (53 cards).")
 @click.option("--scenario", help="board13 scenario: a shipped name or a TOML file.")
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Number of matches.")
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option(
-    "--duplicate", is_flag=True,
+    "--duplicate",
+    is_flag=True,
     help="Play every deal under the seat-fair design: each bot in every seat and after every other bot equally often.",
-)  # fmt: skip
+)
 @click.option(
-    "--seatings", type=click.IntRange(min=1),
+    "--seatings",
+    type=click.IntRange(min=1),
     help="With --duplicate: seatings per deal, a multiple of the players (default: the whole design, 24 for 4).",
-)  # fmt: skip
+)
 @click.option(
     "--replays", type=click.Path(file_okay=False, path_type=Path), help="Write one replay JSON file per match here."
 )
@@ -105,14 +108,24 @@ def play(
     started = time.perf_counter()
     if sys.stdout.isatty() and not as_json:
         with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=console(), transient=True,
-        ) as progress:  # fmt: skip
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console(),
+            transient=True,
+        ) as progress:
             task = progress.add_task(game.name, total=games)
             results = asyncio.run(
-                play_series(game, pairings, seed, replays=replays, on_result=lambda _: progress.advance(task),
-                            policy=policies.__getitem__)
-            )  # fmt: skip
+                play_series(
+                    game,
+                    pairings,
+                    seed,
+                    replays=replays,
+                    on_result=lambda _: progress.advance(task),
+                    policy=policies.__getitem__,
+                )
+            )
     else:
         results = asyncio.run(play_series(game, pairings, seed, replays=replays, policy=policies.__getitem__))
     elapsed = time.perf_counter() - started
@@ -140,10 +153,20 @@ def play(
 @click.option("--margin", type=float, help="H1: A scores this much better per match than B (default 1, if no Elo).")
 @click.option("--elo0", type=float, help="H0 as an Elo difference A - B (instead of --margin).")
 @click.option("--elo1", type=float, help="H1 as an Elo difference A - B.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="The chance of accepting H1 when H0 holds.")  # fmt: skip
-@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="The chance of accepting H0 when H1 holds.")  # fmt: skip
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="The chance of accepting H1 when H0 holds.",
+)
+@click.option(
+    "--beta",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="The chance of accepting H0 when H1 holds.",
+)
 @click.option(
     "--max-deals", type=click.IntRange(min=1), default=2000, show_default=True, help="Stop undecided after this."
 )
@@ -151,19 +174,46 @@ def play(
 @click.option("--seed", default="abtest", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option("--server", help="HOST:PORT of an arena: play there, A and B naming its bots (or builtin:BOT).")
-@click.option("--token", cls=EnvOption, envvar=Token.ADMIN.envvars,
-              help=f"With --server: the admin token (env {ADMIN_TOKEN_ENV} or {TOKEN_ENV}).")  # fmt: skip
+@click.option(
+    "--token",
+    cls=EnvOption,
+    envvar=Token.ADMIN.envvars,
+    help=f"With --server: the admin token (env {ADMIN_TOKEN_ENV} or {TOKEN_ENV}).",
+)
 @click.option("--tls", is_flag=True, help="With --server: speak TLS, trusting the system's certificate authorities.")
-@click.option("--ca-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="With --server: speak TLS, trusting the certificates in this PEM file.")  # fmt: skip
-@click.option("--parallel", type=click.IntRange(1, 64), default=4, show_default=True,
-              help="With --server: matches of a deal played at once.")  # fmt: skip
+@click.option(
+    "--ca-cert",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="With --server: speak TLS, trusting the certificates in this PEM file.",
+)
+@click.option(
+    "--parallel",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="With --server: matches of a deal played at once.",
+)
 def ab_test(
-    bot_a: str, bot_b: str, game_name: str, players: int | None, field_bot: str, margin: float | None,
-    elo0: float | None, elo1: float | None, alpha: float, beta: float, max_deals: int, seatings: int | None,
-    seed: str, as_json: bool, server: str | None, token: str | None, tls: bool, ca_cert: Path | None,
+    bot_a: str,
+    bot_b: str,
+    game_name: str,
+    players: int | None,
+    field_bot: str,
+    margin: float | None,
+    elo0: float | None,
+    elo1: float | None,
+    alpha: float,
+    beta: float,
+    max_deals: int,
+    seatings: int | None,
+    seed: str,
+    as_json: bool,
+    server: str | None,
+    token: str | None,
+    tls: bool,
+    ca_cert: Path | None,
     parallel: int,
-) -> None:  # fmt: skip
+) -> None:
     """A/B test: does bot A beat B? Plays seat-fair deals until a sequential test decides.
 
     Locally A, B and the field are built-in bots; with --server they are the arena's bots
@@ -202,10 +252,13 @@ def ab_test(
     test = ABTest(game, bot_a, bot_b, hypotheses, field_bot, alpha, beta, seatings, seed)
     live = sys.stderr.isatty() and not as_json
     if not as_json:
-        console().print(f"{game.name}, {game.players} players: A = {bot_a}, B = {bot_b}"
-                      + (f", field {field_bot}" if game.players > 2 else ""))  # fmt: skip
-        console().print(f"{hypotheses.describe(game.score_name)}; alpha {alpha:g}, beta {beta:g}; "
-                      f"{test.per_deal} seatings per deal")  # fmt: skip
+        console().print(
+            f"{game.name}, {game.players} players: A = {bot_a}, B = {bot_b}"
+            + (f", field {field_bot}" if game.players > 2 else "")
+        )
+        console().print(
+            f"{hypotheses.describe(game.score_name)}; alpha {alpha:g}, beta {beta:g}; {test.per_deal} seatings per deal"
+        )
 
     def progress(running: ABTest) -> None:
         line = sprt_line(running)
@@ -228,11 +281,23 @@ def ab_test(
         print(file=sys.stderr)
     verdict = test.sprt.verdict
     if as_json:
-        print(json.dumps({
-            "game": game.name, "players": game.players, "a": bot_a, "b": bot_b, "field": field_bot,
-            "seatings_per_deal": test.per_deal, "matches": test.sprt.n * test.per_deal, "seconds": round(elapsed, 3),
-            "hypotheses": {"margin": margin, "elo0": elo0, "elo1": elo1}, **test.sprt.to_dict(),
-        }, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "game": game.name,
+                    "players": game.players,
+                    "a": bot_a,
+                    "b": bot_b,
+                    "field": field_bot,
+                    "seatings_per_deal": test.per_deal,
+                    "matches": test.sprt.n * test.per_deal,
+                    "seconds": round(elapsed, 3),
+                    "hypotheses": {"margin": margin, "elo0": elo0, "elo1": elo1},
+                    **test.sprt.to_dict(),
+                },
+                indent=2,
+            )
+        )
     else:
         console().print(sprt_line(test))
         console().print(verdict_text(test, max_deals))
@@ -244,11 +309,16 @@ def sprt_line(test: Any) -> str:
     sprt = test.sprt
     unit = "share vs B" if test.hypotheses.by_elo else f"{test.game.score_name}/match"
     interval = sprt.interval
-    shown = "-" if sprt.n == 0 else f"{interval.mean:+.3f}" + (
-        "" if interval.half_width != interval.half_width else f" ± {interval.half_width:.3f}"
-    )  # fmt: skip
-    return (f"LLR {sprt.llr:+.2f} ({sprt.lower:+.2f}, {sprt.upper:+.2f}) · {sprt.n} deals, "
-            f"{sprt.n * test.per_deal} matches · A's advantage {shown} {unit}")  # fmt: skip
+    shown = (
+        "-"
+        if sprt.n == 0
+        else f"{interval.mean:+.3f}"
+        + ("" if interval.half_width != interval.half_width else f" ± {interval.half_width:.3f}")
+    )
+    return (
+        f"LLR {sprt.llr:+.2f} ({sprt.lower:+.2f}, {sprt.upper:+.2f}) · {sprt.n} deals, "
+        f"{sprt.n * test.per_deal} matches · A's advantage {shown} {unit}"
+    )
 
 
 def verdict_text(test: Any, max_deals: int) -> str:

@@ -62,10 +62,15 @@ def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], 
     for pair in pairs:
         upper, lower = pair["first"], pair["second"]
         if upper in order and lower in order and order[lower] == order[upper] + 1 and not pair["established"]:
-            shown = "no shared deals" if pair["advantage"] is None else (
-                f"{pair['advantage']:+.2f}" + ("" if pair["ci95"] is None else f" ± {pair['ci95']:.2f}")
-                + f" over {pair['deals']} deals"
-            )  # fmt: skip
+            shown = (
+                "no shared deals"
+                if pair["advantage"] is None
+                else (
+                    f"{pair['advantage']:+.2f}"
+                    + ("" if pair["ci95"] is None else f" ± {pair['ci95']:.2f}")
+                    + f" over {pair['deals']} deals"
+                )
+            )
             console().print(
                 f"not yet established: {upper} above {lower} ({shown}); more deals may settle it, or show them equal"
             )
@@ -89,9 +94,13 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
     view = standings_view(f"{game}: {matches} matches", score_name)
     for place, row in enumerate(table, start=1):
         view.add_row(
-            str(place), row.bot, str(row.games), f"{row.mean_score:.2f} ± {row.ci95:.2f}", str(row.wins),
+            str(place),
+            row.bot,
+            str(row.games),
+            f"{row.mean_score:.2f} ± {row.ci95:.2f}",
+            str(row.wins),
             f"{row.mean_rank:.2f}",
-        )  # fmt: skip
+        )
     console().print(view)
     console().print(f"{matches} matches in {elapsed:.2f} s ({matches / max(elapsed, 1e-9):.1f} matches/s)")
 

@@ -32,8 +32,15 @@ def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) ->
     for column in ("#", "bot", "mu - 3 sigma", "mu", "sigma", "games", "last played"):
         table.add_column(column, justify="right" if column not in ("bot", "last played") else "left")
     for row in reply.rows:
-        table.add_row(str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
-                      str(row.games), when(row.last_played_ms))  # fmt: skip
+        table.add_row(
+            str(row.rank),
+            row.bot,
+            f"{row.conservative:.2f}",
+            f"{row.mu:.2f}",
+            f"{row.sigma:.2f}",
+            str(row.games),
+            when(row.last_played_ms),
+        )
     console().print(table)
 
 
@@ -44,8 +51,13 @@ def ratings() -> None:
 
 @ratings.command("recompute")
 @click.argument("game")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
-              help="A TrueSkill parameter to change: mu, sigma, beta, tau or draw_probability.")  # fmt: skip
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A TrueSkill parameter to change: mu, sigma, beta, tau or draw_probability.",
+)
 @connection_options(Token.ADMIN)
 @json_option
 def ratings_recompute(game: str, params: tuple[str, ...], connection: Connection, as_json: bool) -> None:
@@ -90,8 +102,14 @@ def ratings_history(bot_name: str, game: str, connection: Connection, as_json: b
     for column in ("games", "match", "mu", "sigma", "mu - 3 sigma", "at"):
         table.add_column(column)
     for point in reply.points:
-        table.add_row(str(point.games), point.match_id, f"{point.mu:.2f}", f"{point.sigma:.2f}",
-                      f"{point.conservative:.2f}", when(point.at_ms))  # fmt: skip
+        table.add_row(
+            str(point.games),
+            point.match_id,
+            f"{point.mu:.2f}",
+            f"{point.sigma:.2f}",
+            f"{point.conservative:.2f}",
+            when(point.at_ms),
+        )
     console().print(table)
 
 

@@ -18,11 +18,13 @@ from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
 
 @click.command()
 @click.option(
-    "--unsafe-no-sandbox", is_flag=True, cls=EnvOption,
+    "--unsafe-no-sandbox",
+    is_flag=True,
+    cls=EnvOption,
     envvar="ARENA_UNSAFE_NO_SANDBOX",
     help="Run hosted bots even where their sandbox cannot be made (not root, no bubblewrap, no user namespaces or "
     "cgroups): as plain child processes, for bots you trust.",
-)  # fmt: skip
+)
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port to listen on."
@@ -64,9 +66,12 @@ from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
     help="Seats of a ladder table, e.g. friday13=5 (repeatable; default 4 for the card games, 2 for board13).",
 )
 @click.option(
-    "--http-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    "--http-port",
+    type=click.IntRange(0, 65535),
+    default=8080,
+    show_default=True,
     help="Port of the web UI and its JSON API, on the same --host (0: any free port).",
-)  # fmt: skip
+)
 @click.option(
     "--match-slots",
     type=click.IntRange(min=1),
@@ -186,9 +191,12 @@ def serve(
 @click.option("--quick", is_flag=True, help="Short tournaments (a few seconds), for a first look and for tests.")
 @click.option("--stay", is_flag=True, help="Keep serving after the tournaments, until Ctrl-C.")
 @click.option(
-    "--http-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    "--http-port",
+    type=click.IntRange(0, 65535),
+    default=8080,
+    show_default=True,
     help="Port of the web UI (0: any free port).",
-)  # fmt: skip
+)
 def demo(data_dir: Path | None, port: int, quick: bool, stay: bool, http_port: int) -> None:
     """The whole arena in one command: a server, the sample bots, rated tournaments, the leaderboards.
 

@@ -23,31 +23,58 @@ def tournament() -> None:
 @tournament.command("create")
 @click.argument("name")
 @click.option("--game", "game_name", required=True, help="friday13, amigo13 or board13.")
-@click.option("--format", "format_name", type=click.Choice(["round-robin", "gauntlet", "swiss"]), default="round-robin",
-              show_default=True, help="How entrants are seated.")  # fmt: skip
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(["round-robin", "gauntlet", "swiss"]),
+    default="round-robin",
+    show_default=True,
+    help="How entrants are seated.",
+)
 @click.option("--entrants", required=True, help="Comma-separated bot names, or builtin:random|heuristic|mc.")
-@click.option("--table-size", "--players", "table_size", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Players per match.")  # fmt: skip
+@click.option(
+    "--table-size",
+    "--players",
+    "table_size",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Players per match.",
+)
 @click.option(
     "--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Repetitions, or Swiss rounds."
 )
 @click.option(
-    "--duplicate", is_flag=True,
+    "--duplicate",
+    is_flag=True,
     help="Play every deal under the seat-fair design: each bot in every seat and after every other bot equally often.",
-)  # fmt: skip
+)
 @click.option(
-    "--seatings", type=click.IntRange(min=0), default=0,
+    "--seatings",
+    type=click.IntRange(min=0),
+    default=0,
     help="With --duplicate: seatings per deal, a multiple of the table size (default: the whole design).",
-)  # fmt: skip
+)
 @click.option("--rated", is_flag=True, help="Results also change the ladder ratings.")
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option("--hero", default="", help="The gauntlet's hero (one of the entrants).")
 @click.option("--edition", default="", help="friday13 edition: en (the default) or de.")
 @connection_options(Token.OWNER)
 def tournament_create(
-    name: str, game_name: str, format_name: str, entrants: str, table_size: int, rounds: int, duplicate: bool,
-    seatings: int, rated: bool, seed: str, hero: str, edition: str, connection: Connection,
-) -> None:  # fmt: skip
+    name: str,
+    game_name: str,
+    format_name: str,
+    entrants: str,
+    table_size: int,
+    rounds: int,
+    duplicate: bool,
+    seatings: int,
+    rated: bool,
+    seed: str,
+    hero: str,
+    edition: str,
+    connection: Connection,
+) -> None:
     """Create tournament NAME and queue its matches; prints how many."""
     from arena.tournaments import TournamentFormat
     from arena.v1 import arena_service_pb2 as api_pb
@@ -55,10 +82,18 @@ def tournament_create(
     from arena.wire.convert import TOURNAMENT_FORMATS  # loaded only here and below, so that the CLI starts fast
 
     spec = api_pb.TournamentSpec(
-        name=name, game=pb.GameSpec(game=game_name, edition=edition), format=TOURNAMENT_FORMATS[TournamentFormat(format_name)],
-        entrants=[entrant.strip() for entrant in entrants.split(",") if entrant.strip()], table_size=table_size,
-        rounds=rounds, duplicate=duplicate, seatings=seatings, rated=rated, seed=seed, hero=hero,
-    )  # fmt: skip
+        name=name,
+        game=pb.GameSpec(game=game_name, edition=edition),
+        format=TOURNAMENT_FORMATS[TournamentFormat(format_name)],
+        entrants=[entrant.strip() for entrant in entrants.split(",") if entrant.strip()],
+        table_size=table_size,
+        rounds=rounds,
+        duplicate=duplicate,
+        seatings=seatings,
+        rated=rated,
+        seed=seed,
+        hero=hero,
+    )
     response = call(connection, lambda arena: arena.create_tournament(api_pb.CreateTournamentRequest(spec=spec)))
     print(f"tournament {name}: {response.tournament.total} matches queued")
 
@@ -80,15 +115,24 @@ def tournament_run(name: str, connection: Connection) -> None:
         said = ""
         tty = sys.stdout.isatty()
         with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=console(), transient=True, disable=not tty,
-        ) as progress:  # fmt: skip
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console(),
+            transient=True,
+            disable=not tty,
+        ) as progress:
             task = progress.add_task(name, total=None)
             async for update in arena.watch_tournament(api_pb.WatchTournamentRequest(name=name)):
                 last = update.tournament
                 note = waiting_note(info_dict(last))
-                progress.update(task, total=last.total, completed=last.done + last.aborted + last.cancelled,
-                                description=f"{name} {note}".strip())  # fmt: skip
+                progress.update(
+                    task,
+                    total=last.total,
+                    completed=last.done + last.aborted + last.cancelled,
+                    description=f"{name} {note}".strip(),
+                )
                 if note and note != said and not tty:
                     print(f"{name}: {note}", file=sys.stderr, flush=True)
                 said = note
@@ -140,8 +184,14 @@ def tournament_list(as_json: bool, connection: Connection) -> None:
         view.add_column(column)
     for row in rows:
         state = row["status_text"] + (f"; waiting for {', '.join(row['waiting_for'])}" if row["waiting_for"] else "")
-        view.add_row(row["tournament"], row["game"], row["format"], str(len(row["entrants"])),
-                     f"{row['done']}/{row['total']}", state)  # fmt: skip
+        view.add_row(
+            row["tournament"],
+            row["game"],
+            row["format"],
+            str(len(row["entrants"])),
+            f"{row['done']}/{row['total']}",
+            state,
+        )
     console().print(view)
 
 
@@ -157,8 +207,9 @@ def tournament_cancel(name: str, connection: Connection) -> None:
     if response.already_cancelled:
         print(f"tournament {name}: cancelled already")
         return
-    print(f"tournament {name}: cancelled; {response.cancelled} matches will not start, "
-          f"{response.running} still running")  # fmt: skip
+    print(
+        f"tournament {name}: cancelled; {response.cancelled} matches will not start, {response.running} still running"
+    )
 
 
 def info_dict(info: Any) -> dict[str, Any]:
@@ -174,8 +225,15 @@ def info_dict(info: Any) -> dict[str, Any]:
 
     spec = info.spec
     status = statuses.get(info.status, "running")
-    counts = TournamentProgress(total=info.total, done=info.done, due=info.due, rerunning=info.rerunning, aborted=info.aborted,
-                      cancelled=info.cancelled, cancelled_ms=info.cancelled_ms)  # fmt: skip
+    counts = TournamentProgress(
+        total=info.total,
+        done=info.done,
+        due=info.due,
+        rerunning=info.rerunning,
+        aborted=info.aborted,
+        cancelled=info.cancelled,
+        cancelled_ms=info.cancelled_ms,
+    )
     return {
         "tournament": spec.name,
         "game": spec.game.game,
@@ -231,8 +289,13 @@ def info_dict(info: Any) -> dict[str, Any]:
 
 def aborted_dict(attempt: Any) -> dict[str, Any]:
     """A TournamentAbortedMatch message as JSON."""
-    return {"number": attempt.number, "match_id": attempt.match_id, "attempt": attempt.attempt,
-            "reason": attempt.reason, "rerun": attempt.rerun_match_id}  # fmt: skip
+    return {
+        "number": attempt.number,
+        "match_id": attempt.match_id,
+        "attempt": attempt.attempt,
+        "reason": attempt.reason,
+        "rerun": attempt.rerun_match_id,
+    }
 
 
 def waiting_note(row: dict[str, Any]) -> str:
@@ -247,8 +310,10 @@ def waiting_note(row: dict[str, Any]) -> str:
 
 def print_progress(row: dict[str, Any]) -> None:
     """Below the standings: what became of the matches, whom the tournament waits for, every aborted attempt."""
-    print(f"matches: {row['done']} done, {row['due']} due, {row['rerunning']} re-running, {row['aborted']} aborted, "
-          f"{row['cancelled']} cancelled of {row['total']}")  # fmt: skip
+    print(
+        f"matches: {row['done']} done, {row['due']} due, {row['rerunning']} re-running, {row['aborted']} aborted, "
+        f"{row['cancelled']} cancelled of {row['total']}"
+    )
     if row["cancelled_ms"]:
         print(f"cancelled by {row['cancelled_by']}")
     if row["waiting_for"]:
@@ -257,8 +322,10 @@ def print_progress(row: dict[str, Any]) -> None:
         print("aborted:")
     for aborted in row["aborted_matches"]:
         then = f"re-run as {aborted['rerun']}" if aborted["rerun"] else "not re-run"
-        print(f"  {aborted['match_id']} (match {aborted['number']}, attempt {aborted['attempt']}): "
-              f"{aborted['reason'] or 'no reason stored'}; {then}")  # fmt: skip
+        print(
+            f"  {aborted['match_id']} (match {aborted['number']}, attempt {aborted['attempt']}): "
+            f"{aborted['reason'] or 'no reason stored'}; {then}"
+        )
 
 
 def ended_badly(row: dict[str, Any]) -> str:
@@ -269,8 +336,10 @@ def ended_badly(row: dict[str, Any]) -> str:
             f"tournament {name} was cancelled by {row['cancelled_by']}: {row['done']} of {row['total']} matches played"
         )
     if row["status"] == "finished-with-aborts":
-        return (f"tournament {name} finished with {row['aborted']} of {row['total']} matches aborted "
-                f"(arena tournament show {name} says why)")  # fmt: skip
+        return (
+            f"tournament {name} finished with {row['aborted']} of {row['total']} matches aborted "
+            f"(arena tournament show {name} says why)"
+        )
     if row["status"] != "finished":
         return f"tournament {name} is still {row['status_text']}"
     return ""

@@ -263,10 +263,27 @@ class CardState(State[CardGame]):
     """A match of Friday the 13th or 13 in progress."""
 
     __slots__ = (
-        "game", "rules", "seed", "_stream", "round", "dealer", "first_player", "turn",
-        "hands", "dummy", "draw", "piles", "totals", "collected", "moves", "cards_left",
-        "scores", "penalties", "decks", "past_moves",
-    )  # fmt: skip
+        "game",
+        "rules",
+        "seed",
+        "_stream",
+        "round",
+        "dealer",
+        "first_player",
+        "turn",
+        "hands",
+        "dummy",
+        "draw",
+        "piles",
+        "totals",
+        "collected",
+        "moves",
+        "cards_left",
+        "scores",
+        "penalties",
+        "decks",
+        "past_moves",
+    )
 
     def __init__(self, game: CardGame, seed: bytes, stream: SeedStream) -> None:
         rules = game.rules

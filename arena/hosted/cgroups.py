@@ -169,9 +169,11 @@ def _find_unified(root: Path) -> tuple[Cgroups | None, str]:
                 (leaf / "cgroup.procs").write_text(str(os.getpid()))
             (parent / "cgroup.subtree_control").write_text(" ".join(f"+{name}" for name in sorted(wanted - enabled)))
         except OSError as error:
-            return None, (f"cannot enable the cgroup v2 controllers memory, cpu and pids in {parent} ({error}); "
-                          "give the node a cgroup subtree of its own (systemd Delegate=yes, or a container with "
-                          "its own cgroup namespace and nothing else in its cgroup)")  # fmt: skip
+            return None, (
+                f"cannot enable the cgroup v2 controllers memory, cpu and pids in {parent} ({error}); "
+                "give the node a cgroup subtree of its own (systemd Delegate=yes, or a container with "
+                "its own cgroup namespace and nothing else in its cgroup)"
+            )
     return _probe(Cgroups({"": parent}))
 
 

@@ -91,9 +91,14 @@ class HostedManager:
     """Starts, follows and stops this node's hosted bot processes."""
 
     def __init__(
-        self, store: Store, sessions: SessionRegistry, socket_path: str, sandbox: Sandbox, config: HostedConfig,
+        self,
+        store: Store,
+        sessions: SessionRegistry,
+        socket_path: str,
+        sandbox: Sandbox,
+        config: HostedConfig,
         node: str,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.store = store
         self.hosted = HostedStore(store.redis)
         self.sessions = sessions
@@ -155,8 +160,18 @@ class HostedManager:
             if name.startswith(BUILTIN_PREFIX):
                 continue
             if name in versions:
-                launch = next((one for one in self.launches.values() if one.exclusive and one.bot == name
-                               and one.version == versions[name] and not one.matches and not one.ending), None)  # fmt: skip
+                launch = next(
+                    (
+                        one
+                        for one in self.launches.values()
+                        if one.exclusive
+                        and one.bot == name
+                        and one.version == versions[name]
+                        and not one.matches
+                        and not one.ending
+                    ),
+                    None,
+                )
                 pinned[name] = await self._connected(launch or await self._launch(name, versions[name]))
                 continue
             # A session with room here is enough, whatever the bot's kind: no Redis look-up per seat.
@@ -167,8 +182,14 @@ class HostedManager:
             bot = await self.store.get_bot(name)
             if bot is None or bot.kind != BotKind.HOSTED:
                 continue
-            launch = next((one for one in self.launches.values()
-                           if one.bot == name and one.session is None and not one.exclusive), None)  # fmt: skip
+            launch = next(
+                (
+                    one
+                    for one in self.launches.values()
+                    if one.bot == name and one.session is None and not one.exclusive
+                ),
+                None,
+            )
             await self._connected(launch or await self._launch(name))
         return pinned
 
@@ -204,8 +225,16 @@ class HostedManager:
                 shutil.rmtree(workdir, ignore_errors=True)
             self.sessions.exclusive_launches.discard(launch_id)
             raise MatchError(f"hosted bot {bot!r} version {version.version} could not be started: {error}") from None
-        launch = Launch(launch_id, bot, version.version, version.sha256, sandboxed, workdir, token,
-                        exclusive=bool(exclusive_version))  # fmt: skip
+        launch = Launch(
+            launch_id,
+            bot,
+            version.version,
+            version.sha256,
+            sandboxed,
+            workdir,
+            token,
+            exclusive=bool(exclusive_version),
+        )
         launch.reader = asyncio.create_task(self._read_stderr(launch), name=f"stderr of {bot}")
         self.launches[launch_id] = launch
         log.info("started hosted bot %s version %d (launch %s)", bot, version.version, launch_id)
@@ -280,8 +309,9 @@ class HostedManager:
         if launch.workdir is not None:
             shutil.rmtree(launch.workdir, ignore_errors=True)
         stderr = launch.stderr.decode(errors="replace")
-        run = HostedRun(launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), ending, stderr,
-                        self.node)  # fmt: skip
+        run = HostedRun(
+            launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), ending, stderr, self.node
+        )
         try:
             await self.hosted.drop_token(launch.token)
             await self.hosted.add_run(launch.bot, run)

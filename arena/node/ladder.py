@@ -216,10 +216,15 @@ class Ladder:
         seats = await self.store.seat_counts(game, size, bots)
         initial = model.initial()
         entries = [
-            WaitingEntry(ticket.ticket, ticket.bot, ratings[ticket.bot].rating if ticket.bot in ratings else initial,
-                         ticket.since, seats.get(ticket.bot, ()))
+            WaitingEntry(
+                ticket.ticket,
+                ticket.bot,
+                ratings[ticket.bot].rating if ticket.bot in ratings else initial,
+                ticket.since,
+                seats.get(ticket.bot, ()),
+            )
             for ticket in tickets
-        ]  # fmt: skip
+        ]
         matchmaker = Matchmaker(size, model, self.config.schedule)
         grouped = matchmaker.group(entries, time.time())
         # Only the pairs of the tables formed: every pair of a big queue would be far too many to read.

@@ -176,10 +176,16 @@ class MatchHost:
         return live
 
     def prepare(
-        self, match_id: str, game: Game, seat_names: Sequence[str], seed: bytes, clock: Clock | None = None,
-        tournament_id: str = "", remote: Mapping[str, RemoteSession] | None = None,
+        self,
+        match_id: str,
+        game: Game,
+        seat_names: Sequence[str],
+        seed: bytes,
+        clock: Clock | None = None,
+        tournament_id: str = "",
+        remote: Mapping[str, RemoteSession] | None = None,
         pinned: Mapping[str, Session] | None = None,
-    ) -> LiveMatch:  # fmt: skip
+    ) -> LiveMatch:
         """Seat the match and list it as live here, all seats or none; the caller runs it.
 
         A bot with no session here sits through its session on another node, when `remote` names one;

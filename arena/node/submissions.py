@@ -83,8 +83,10 @@ async def validate(
             if result.termination == Termination.ABORTED:
                 reason = f"its validation match {order.match_id} was aborted: the bot never connected"
             elif 0 in result.forfeited:
-                reason = (f"it forfeited its validation match {order.match_id}: it crashed, disconnected or did "
-                          "not answer in time")  # fmt: skip
+                reason = (
+                    f"it forfeited its validation match {order.match_id}: it crashed, disconnected or did "
+                    "not answer in time"
+                )
             else:
                 reason = ""
             break
@@ -138,12 +140,24 @@ async def bot_logs(
 
 def version_pb(version: HostedVersion) -> api_pb.HostedVersion:
     return api_pb.HostedVersion(
-        version=version.version, sha256=version.sha256, size_bytes=version.size, run=version.run,
-        status=version.status, reason=version.reason, created_ms=version.created_ms,
+        version=version.version,
+        sha256=version.sha256,
+        size_bytes=version.size,
+        run=version.run,
+        status=version.status,
+        reason=version.reason,
+        created_ms=version.created_ms,
         validation_match_id=version.match_id,
-    )  # fmt: skip
+    )
 
 
 def run_pb(run: HostedRun) -> api_pb.HostedRun:
-    return api_pb.HostedRun(version=run.version, match_ids=run.match_ids, started_ms=run.started_ms,
-                            ended_ms=run.ended_ms, ending=run.ending, stderr=run.stderr, node=run.node)  # fmt: skip
+    return api_pb.HostedRun(
+        version=run.version,
+        match_ids=run.match_ids,
+        started_ms=run.started_ms,
+        ended_ms=run.ended_ms,
+        ending=run.ending,
+        stderr=run.stderr,
+        node=run.node,
+    )

@@ -136,11 +136,21 @@ class TournamentProgress:
             )
         note = await self.tournaments.record_abort(spec.name, order.match_id, reason, rerun)
         if note.rerun:
-            log.warning("tournament %s: match %s aborted (%s); re-running it as %s",
-                        spec.name, order.match_id, note.reason, note.rerun)  # fmt: skip
+            log.warning(
+                "tournament %s: match %s aborted (%s); re-running it as %s",
+                spec.name,
+                order.match_id,
+                note.reason,
+                note.rerun,
+            )
         else:
-            log.warning("tournament %s: match %s aborted for good after %d attempts (%s)",
-                        spec.name, order.match_id, attempt, note.reason)  # fmt: skip
+            log.warning(
+                "tournament %s: match %s aborted for good after %d attempts (%s)",
+                spec.name,
+                order.match_id,
+                attempt,
+                note.reason,
+            )
 
     async def guess_reason(self, order: MatchOrder) -> str:
         """Why an attempt was aborted, when the node that aborted it noted no reason: from what it left."""
@@ -197,10 +207,16 @@ async def cancel_tournament(store: Store, name: str, by: str) -> CancelOutcome:
         seats = seats_of(state.spec, progress.current, results)
         finished_at = now_ms() / 1000
         candidates = [
-            ResultRecord(match_id, seats[number], (0,) * len(seats[number]), (1,) * len(seats[number]), Termination.ABORTED,
-                         finished_at=finished_at)
+            ResultRecord(
+                match_id,
+                seats[number],
+                (0,) * len(seats[number]),
+                (1,) * len(seats[number]),
+                Termination.ABORTED,
+                finished_at=finished_at,
+            )
             for number, match_id in sorted(progress.current.items())
-        ]  # fmt: skip
+        ]
         outcome = await tournaments.cancel(state, by, candidates, seen)
         if outcome.status == CHANGED:
             continue
@@ -208,8 +224,13 @@ async def cancel_tournament(store: Store, name: str, by: str) -> CancelOutcome:
             return outcome
         if outcome.status != 0:
             raise TournamentError(f"tournament {name!r} has finished; there is nothing to cancel")
-        log.info("tournament %s cancelled by %s: %d matches will not start, %d still running",
-                 name, by, outcome.cancelled, outcome.running)  # fmt: skip
+        log.info(
+            "tournament %s cancelled by %s: %d matches will not start, %d still running",
+            name,
+            by,
+            outcome.cancelled,
+            outcome.running,
+        )
         return outcome
     raise TournamentError(f"tournament {name!r} kept changing while being cancelled; try again")
 

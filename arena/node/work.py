@@ -300,8 +300,11 @@ class WorkHost:
             raise
         except UNREACHABLE as error:
             # Nothing can be stored now: the order stays pending, and a node resumes it once Redis is back.
-            log.error("match %s stops here, left pending for a node to resume: Redis is unreachable (%s)",
-                      order.match_id, error)  # fmt: skip
+            log.error(
+                "match %s stops here, left pending for a node to resume: Redis is unreachable (%s)",
+                order.match_id,
+                error,
+            )
         except Exception as error:
             log.exception("match %s stopped by a server error", order.match_id)
             await self._note_abort(order, f"stopped by an error on node {self.consumer}: {error!r}")
@@ -384,9 +387,10 @@ class WorkHost:
         versions = {order.seats[0]: order.validating} if order.validating else {}
         while True:
             away = [
-                name for name in order.seats
+                name
+                for name in order.seats
                 if not name.startswith(BUILTIN_PREFIX) and not self.host.sessions.of_bot(name) and name not in versions
-            ]  # fmt: skip
+            ]
             remote = None
             if away:
                 remote, _ = await patiently(
@@ -436,16 +440,25 @@ class WorkHost:
 
     def _aborted(self, order: MatchOrder) -> ResultRecord:
         seats = len(order.seats)
-        return ResultRecord(order.match_id, order.seats, (0,) * seats, (1,) * seats, Termination.ABORTED,
-                            finished_at=now_ms() / 1000)  # fmt: skip
+        return ResultRecord(
+            order.match_id, order.seats, (0,) * seats, (1,) * seats, Termination.ABORTED, finished_at=now_ms() / 1000
+        )
 
     async def _store(
         self, delivery: Delivery, result: ResultRecord, replay: dict[str, Any] | None, record: MatchRecord | None = None
     ) -> None:
         order = delivery.order
         if record is None:
-            record = MatchRecord(order.match_id, order.game, dict(order.params), list(order.seats), now_ms(),
-                                 termination=Termination.ABORTED, ended_ms=now_ms(), tournament_id=order.tournament)  # fmt: skip
+            record = MatchRecord(
+                order.match_id,
+                order.game,
+                dict(order.params),
+                list(order.seats),
+                now_ms(),
+                termination=Termination.ABORTED,
+                ended_ms=now_ms(),
+                tournament_id=order.tournament,
+            )
             if result.termination != Termination.ABORTED:
                 record.scores, record.ranks = list(result.scores), list(result.ranks)
         what = f"match {order.match_id}"

@@ -90,9 +90,10 @@ def swiss_tables(spec: TournamentSpec, round_number: int, finished: Mapping[int,
     for current in range(round_number + 1):
         earlier = [result for number, result in finished.items() if spec.round_of(number) < current]
         table = standings(
-            (Played(r.seats, r.scores, r.ranks) for r in earlier), lower_is_better=lower_is_better,
+            (Played(r.seats, r.scores, r.ranks) for r in earlier),
+            lower_is_better=lower_is_better,
             entrants=spec.entrants,
-        )  # fmt: skip
+        )
         tables, out = standing_tables([row.bot for row in table], spec.table_size, byes)
         byes.update(out)
     return [rotation(table, round_number) for table in tables]

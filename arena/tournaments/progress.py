@@ -49,8 +49,13 @@ class AbortedAttempt:
     rerun: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "match_id": self.match_id, "attempt": self.attempt, "reason": self.reason,
-                "rerun": self.rerun}  # fmt: skip
+        return {
+            "number": self.number,
+            "match_id": self.match_id,
+            "attempt": self.attempt,
+            "reason": self.reason,
+            "rerun": self.rerun,
+        }
 
 
 @dataclass(frozen=True)
@@ -98,8 +103,10 @@ class Progress:
 
     def counts(self) -> str:
         """The matches in one line: "12 done, 3 due, 1 re-running, 1 aborted, 0 cancelled of 17"."""
-        return (f"{self.done} done, {self.due} due, {self.rerunning} re-running, {self.aborted} aborted, "
-                f"{self.cancelled} cancelled of {self.total}")  # fmt: skip
+        return (
+            f"{self.done} done, {self.due} due, {self.rerunning} re-running, {self.aborted} aborted, "
+            f"{self.cancelled} cancelled of {self.total}"
+        )
 
     def last_attempts(self) -> list[AbortedAttempt]:
         """The aborted attempts not re-run: the matches aborted for good, or whose re-run is being queued."""
@@ -168,9 +175,12 @@ def tournament_progress(
             break
         counts[fate] += 1
     return Progress(
-        total=spec.total_matches, cancelled_ms=cancelled_ms, aborted_attempts=tuple(attempts), current=current,
+        total=spec.total_matches,
+        cancelled_ms=cancelled_ms,
+        aborted_attempts=tuple(attempts),
+        current=current,
         **counts,
-    )  # fmt: skip
+    )
 
 
 def seats_of(

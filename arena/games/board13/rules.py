@@ -261,9 +261,22 @@ class Board13State(State[Board13]):
     """A board13 match in progress."""
 
     __slots__ = (
-        "game", "seed", "origin", "board", "reserves", "turn", "ply", "passes", "toppled",
-        "neutral_toppled", "monuments_left", "moves", "movers", "ending", "winner",
-    )  # fmt: skip
+        "game",
+        "seed",
+        "origin",
+        "board",
+        "reserves",
+        "turn",
+        "ply",
+        "passes",
+        "toppled",
+        "neutral_toppled",
+        "monuments_left",
+        "moves",
+        "movers",
+        "ending",
+        "winner",
+    )
 
     def __init__(self, game: Board13, seed: bytes, origin: _Origin) -> None:
         self.game = game
