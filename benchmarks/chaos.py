@@ -37,8 +37,14 @@ NAMES = [*drills.SCENARIOS, "load"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=16, help="matches of each fault drill (default 16)")
-    parser.add_argument("--only", nargs="+", choices=NAMES, default=NAMES, metavar="NAME",
-                        help=f"run only these scenarios: {', '.join(NAMES)}")  # fmt: skip
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=NAMES,
+        default=NAMES,
+        metavar="NAME",
+        help=f"run only these scenarios: {', '.join(NAMES)}",
+    )
     parser.add_argument("--load-matches", type=int, default=500, help="matches at once in the load drill (500)")
     parser.add_argument("--load-sessions", type=int, default=1000, help="bot sessions of the load drill (1000)")
     parser.add_argument("-v", "--verbose", action="store_true", help="say what each drill does as it goes")

@@ -40,8 +40,10 @@ def arena_server() -> Iterator[str]:
         env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
         process = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", data, "--http-port", "0"],
-            stdout=subprocess.PIPE, text=True, env=env,
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         assert process.stdout is not None
         line = process.stdout.readline()
         if "serving" not in line:

@@ -171,8 +171,10 @@ def main() -> None:
         echo.wait()
     arena_p50, arena_p99 = min(arena)
     bare_p50, bare_p99 = min(bare)
-    print(f"arena, one 4-player friday13 match: per-move round trip p50 {arena_p50 * 1e3:.3f} ms, "
-          f"p99 {arena_p99 * 1e3:.3f} ms")  # fmt: skip
+    print(
+        f"arena, one 4-player friday13 match: per-move round trip p50 {arena_p50 * 1e3:.3f} ms, "
+        f"p99 {arena_p99 * 1e3:.3f} ms"
+    )
     print(f"bare grpc.aio echo, one stream:     round trip p50 {bare_p50 * 1e3:.3f} ms, p99 {bare_p99 * 1e3:.3f} ms")
     print(f"added by the arena per move (p50): {(arena_p50 - bare_p50) * 1e3:.3f} ms")
 

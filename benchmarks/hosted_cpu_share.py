@@ -132,9 +132,12 @@ def serve(port: int, data_dir: str, cpu_cores: float) -> None:
     from arena.node.hosted import HostedConfig
 
     config = ServerConfig(
-        port=port, data_dir=Path(data_dir), admin_token=ADMIN, http_port=None,
+        port=port,
+        data_dir=Path(data_dir),
+        admin_token=ADMIN,
+        http_port=None,
         hosted=HostedConfig(limits=SandboxLimits(cpu_cores=cpu_cores)),
-    )  # fmt: skip
+    )
     asyncio.run(run_server(config, announce=lambda line: print(line, flush=True)))
 
 
@@ -148,8 +151,10 @@ class ArenaProcess:
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
                 [sys.executable, __file__, "--serve", str(self.port), str(data), str(cpu_cores)],
-                stdout=subprocess.PIPE, stderr=log, text=True,
-            )  # fmt: skip
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if "serving" not in line:
@@ -306,8 +311,9 @@ def percentile(values: list[int], fraction: float) -> int:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-async def run_server_conditions(address: str, folders: dict[str, Path], conditions: list[Condition],
-                                matches: int) -> list[Figures]:  # fmt: skip
+async def run_server_conditions(
+    address: str, folders: dict[str, Path], conditions: list[Condition], matches: int
+) -> list[Figures]:
     async with grpc.aio.insecure_channel(address) as channel:
         api = api_grpc.ArenaServiceStub(channel)
         owner, l0 = await set_up(api, {c.hosted: folders[c.hosted] for c in conditions})
@@ -343,14 +349,18 @@ def main() -> None:
             results.extend(zip(group, figures, strict=True))
     late = f"> {args.late_ms} ms"
     print(f"l0's per-move latency as the arena timed it, 4-player friday13, {args.matches} matches per condition")
-    print(f"{'condition':<38} {'moves':>5} {'median':>6} {'p95':>5} {'max':>5} {late:>8} "
-          f"{'s/match':>7} {'hog cores':>9} {'busy':>5}")  # fmt: skip
+    print(
+        f"{'condition':<38} {'moves':>5} {'median':>6} {'p95':>5} {'max':>5} {late:>8} "
+        f"{'s/match':>7} {'hog cores':>9} {'busy':>5}"
+    )
     for condition, f in results:
         hog = f"{f.hog_cores:.2f}" if f.hog_cores is not None else "-"
-        print(f"{condition.label:<38} {len(f.latencies_ms):>5} {statistics.median(f.latencies_ms):>6.0f} "
-              f"{percentile(f.latencies_ms, 0.95):>5} {max(f.latencies_ms):>5} "
-              f"{sum(ms > args.late_ms for ms in f.latencies_ms):>8} {statistics.mean(f.match_seconds):>7.2f} "
-              f"{hog:>9} {f.busy_cores:>5.2f}")  # fmt: skip
+        print(
+            f"{condition.label:<38} {len(f.latencies_ms):>5} {statistics.median(f.latencies_ms):>6.0f} "
+            f"{percentile(f.latencies_ms, 0.95):>5} {max(f.latencies_ms):>5} "
+            f"{sum(ms > args.late_ms for ms in f.latencies_ms):>8} {statistics.mean(f.match_seconds):>7.2f} "
+            f"{hog:>9} {f.busy_cores:>5.2f}"
+        )
         if f.errors:
             print(f"  ({f.errors} error messages to l0)")
     print("latencies in ms (1 ms resolution); busy: the whole machine's cores in use during play")

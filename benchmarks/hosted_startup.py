@@ -40,8 +40,9 @@ async def main(runs: int) -> None:
             assert start_seats is not None, "the server wires the hosted-bot manager"
             for name, (folder, command) in bots.items():
                 await arena.store.register_bot("bench", name, ["friday13"])
-                done = await submit(arena.store, "bench", name, "friday13", command, pack(folder).data,
-                                    ValidationConfig())  # fmt: skip
+                done = await submit(
+                    arena.store, "bench", name, "friday13", command, pack(folder).data, ValidationConfig()
+                )
                 assert done.version.status == "ok", done
                 times = []
                 for _ in range(runs):
@@ -52,8 +53,10 @@ async def main(runs: int) -> None:
                     times.append(time.perf_counter() - started)
                     for session in arena.sessions.of_bot(name):
                         arena.sessions.expire(session)
-                print(f"{name}: launch -> Hello median {statistics.median(times):.2f} s, "
-                      f"max {max(times):.2f} s over {runs} runs")  # fmt: skip
+                print(
+                    f"{name}: launch -> Hello median {statistics.median(times):.2f} s, "
+                    f"max {max(times):.2f} s over {runs} runs"
+                )
     print(describe())
 
 

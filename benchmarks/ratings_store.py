@@ -89,10 +89,15 @@ async def matchmaker_pass(redis: Redis, ratings: RatingStore, waiting: int) -> t
     seats = await ladder.seat_counts(GAME, 4, bots)
     model = await ratings.model(GAME)
     entries = [
-        WaitingEntry(t.ticket, t.bot, current[t.bot].rating if t.bot in current else model.initial(), t.since,
-                     seats.get(t.bot, ()))
+        WaitingEntry(
+            t.ticket,
+            t.bot,
+            current[t.bot].rating if t.bot in current else model.initial(),
+            t.since,
+            seats.get(t.bot, ()),
+        )
         for t in tickets
-    ]  # fmt: skip
+    ]
     matching = Matchmaker(4, model).form_tables(entries, time.time())
     return time.perf_counter() - started, len(matching.tables)
 
@@ -101,10 +106,22 @@ async def main(options: argparse.Namespace) -> None:
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
         server = subprocess.Popen(
-            [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", data],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                redis_server_binary(),
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                data,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             redis = Redis(port=port)
             for _ in range(100):

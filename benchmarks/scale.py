@@ -47,10 +47,21 @@ def redis_server() -> Iterator[str]:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="arena-scale-") as data:
         process = subprocess.Popen(
-            [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", data],
+            [
+                redis_binary(),
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                data,
+            ],
             stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        )
         url = f"redis://127.0.0.1:{port}/0"
         client = redis_sync.Redis.from_url(url)
         for _ in range(200):
@@ -75,10 +86,22 @@ def nodes(redis_url: str, count: int, slots: int) -> Iterator[list[str]]:
         for _ in range(count):
             port = free_port()
             process = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url,
-                 "--http-port", "0"],
-                stdout=subprocess.PIPE, text=True, env=env,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "arena.cli",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--redis-url",
+                    redis_url,
+                    "--http-port",
+                    "0",
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
             processes.append(process)
             assert process.stdout is not None
             line = process.stdout.readline()

@@ -56,13 +56,17 @@ def print_table(rows: Sequence[Standing], pairs: Sequence[Pair]) -> None:
     print("| bot | games | deals | mean penalty ± 95% CI | wins | mean rank |")
     print("|---|---:|---:|---:|---:|---:|")
     for row in rows:
-        print(f"| {row.bot} | {row.games} | {row.deals} | {row.mean_score:.2f} ± {row.ci95:.2f} | {row.wins} | "
-              f"{row.mean_rank:.2f} |")  # fmt: skip
+        print(
+            f"| {row.bot} | {row.games} | {row.deals} | {row.mean_score:.2f} ± {row.ci95:.2f} | {row.wins} | "
+            f"{row.mean_rank:.2f} |"
+        )
     print("\n| pair (on shared deals) | advantage of the first, penalty/match ± 95% CI | established |")
     print("|---|---:|---|")
     for pair in pairs:
-        print(f"| {pair.first} over {pair.second} | {fmt(pair.advantage.mean, pair.advantage.half_width)} | "
-              f"{'yes' if pair.established else 'no'} |")  # fmt: skip
+        print(
+            f"| {pair.first} over {pair.second} | {fmt(pair.advantage.mean, pair.advantage.half_width)} | "
+            f"{'yes' if pair.established else 'no'} |"
+        )
 
 
 def strength(game_name: str, deals: int, seed: str) -> Pair:
@@ -72,8 +76,10 @@ def strength(game_name: str, deals: int, seed: str) -> Pair:
     played = play(game_name, order, deals, seed, policies)
     rows = standings(played)
     pairs = head_to_head(rows)
-    print(f"\n### {game_name}, 4 players, {deals} deals x 24 orders = {len(played)} matches "
-          f"({time.perf_counter() - started:.0f} s)\n")  # fmt: skip
+    print(
+        f"\n### {game_name}, 4 players, {deals} deals x 24 orders = {len(played)} matches "
+        f"({time.perf_counter() - started:.0f} s)\n"
+    )
     print_table(rows, pairs)
     by_bots = {(p.first, p.second): p for p in pairs}
     return by_bots.get(("mc", "heuristic")) or next(p for p in pairs if {p.first, p.second} == {"mc", "heuristic"})
@@ -109,8 +115,10 @@ def sprt_validation(runs: int, seed: str) -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for label, mean in (("H0 true (mean 0)", 0.0), ("H1 true (mean 1)", 1.0), ("between (mean 0.5)", 0.5)):
         outcome = simulate_sprt(partial(normal, mean), 0.0, 1.0, runs=runs, max_samples=5000, rng=rng)
-        print(f"| normal, sd 3, margin 1 | {label} | {runs} | {outcome.h1:.3f} | {outcome.h0:.3f} | "
-              f"{outcome.undecided:.3f} | {outcome.mean_samples:.1f} | {outcome.median_samples:.0f} |")  # fmt: skip
+        print(
+            f"| normal, sd 3, margin 1 | {label} | {runs} | {outcome.h1:.3f} | {outcome.h0:.3f} | "
+            f"{outcome.undecided:.3f} | {outcome.mean_samples:.1f} | {outcome.median_samples:.0f} |"
+        )
     game = make_game("friday13", players=4)
     for a, b, field, tests in (
         ("heuristic", "heuristic", "random", max(10, runs // 20)),
@@ -123,10 +131,12 @@ def sprt_validation(runs: int, seed: str) -> None:
             asyncio.run(play_deals(test, 1000))
             verdicts.append(test.sprt.verdict)
             lengths.append(test.sprt.n)
-        print(f"| friday13 deals (4 orders each), {a} vs {b}, field {field}, margin 1 | "
-              f"{'H0 true' if a == b else 'real gap'} | {tests} | {verdicts.count('H1') / tests:.3f} | "
-              f"{verdicts.count('H0') / tests:.3f} | {verdicts.count(None) / tests:.3f} | "
-              f"{statistics.fmean(lengths):.1f} | {statistics.median(lengths):.0f} |")  # fmt: skip
+        print(
+            f"| friday13 deals (4 orders each), {a} vs {b}, field {field}, margin 1 | "
+            f"{'H0 true' if a == b else 'real gap'} | {tests} | {verdicts.count('H1') / tests:.3f} | "
+            f"{verdicts.count('H0') / tests:.3f} | {verdicts.count(None) / tests:.3f} | "
+            f"{statistics.fmean(lengths):.1f} | {statistics.median(lengths):.0f} |"
+        )
         print(f"<!-- {a} vs {b}: {time.perf_counter() - started:.0f} s -->")
     fixed = fixed_sample_size(0.0, 1.0, 3.0)
     print(f"\nA fixed-size test with the same error rates needs {fixed:.0f} observations in the normal rows.")
@@ -166,8 +176,10 @@ def ratings_needed(deals: int, runs: int, seed: str) -> None:
         for key, first in since.items():
             needed[key].append(first if first is not None else limit + 1)
     print("\n### Ratings: friday13, 3 players, seat-fair tables, TrueSkill defaults\n")
-    print(f"{runs} ladders, each a random sequence of {deals} deals x 6 orders drawn with replacement, rated one match "
-          f"at a time up to {limit} matches; matches until the order holds at 95% and stays:\n")  # fmt: skip
+    print(
+        f"{runs} ladders, each a random sequence of {deals} deals x 6 orders drawn with replacement, rated one match "
+        f"at a time up to {limit} matches; matches until the order holds at 95% and stays:\n"
+    )
     print("| order | median | 90th percentile | runs not settled |")
     print("|---|---:|---:|---:|")
     for key, counts in needed.items():
@@ -200,8 +212,10 @@ def main() -> int:
         mean = pair.advantage.mean if pair.first == "mc" else -pair.advantage.mean
         goal = mean >= 3 and low > 2
         reached &= goal
-        print(f"\nmc over heuristic: {mean:+.2f} (95% interval from {low:+.2f}); goal >= 3 with the interval "
-              f"above 2: {'met' if goal else 'NOT met'}")  # fmt: skip
+        print(
+            f"\nmc over heuristic: {mean:+.2f} (95% interval from {low:+.2f}); goal >= 3 with the interval "
+            f"above 2: {'met' if goal else 'NOT met'}"
+        )
     if args.control_deals:
         control(args.control_deals, args.seed)
     if args.sprt_runs:

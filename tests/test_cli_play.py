@@ -20,9 +20,19 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_play_prints_standings_as_json_and_writes_replays_that_verify(tmp_path: Path) -> None:
     done = arena(
-        "play", "friday13", "--bots", "heuristic,random,random", "--games", "12", "--duplicate",
-        "--seed", "cli", "--replays", str(tmp_path), "--json",
-    )  # fmt: skip
+        "play",
+        "friday13",
+        "--bots",
+        "heuristic,random,random",
+        "--games",
+        "12",
+        "--duplicate",
+        "--seed",
+        "cli",
+        "--replays",
+        str(tmp_path),
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["matches"] == 12
@@ -47,7 +57,7 @@ def test_play_prints_standings_as_json_and_writes_replays_that_verify(tmp_path: 
 def test_named_copies_of_one_bot_get_rows_and_a_head_to_head_of_their_own() -> None:
     done = arena(
         "play", "friday13", "--bots", "h1=heuristic,h2=heuristic,h3=heuristic", "--games", "12", "--duplicate", "--json"
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert {row["bot"] for row in report["standings"]} == {"h1", "h2", "h3"}

@@ -142,10 +142,26 @@ def test_the_bot_beats_random(name: str) -> None:
 
 def test_arena_play_prints_standings_in_points() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "play", "board13", "--players", "2", "--scenario", "temple",
-         "--bots", "heuristic,random", "--games", "4"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "play",
+            "board13",
+            "--players",
+            "2",
+            "--scenario",
+            "temple",
+            "--bots",
+            "heuristic,random",
+            "--games",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "mean points" in done.stdout
     assert "heuristic" in done.stdout.splitlines()[4]
@@ -154,7 +170,10 @@ def test_arena_play_prints_standings_in_points() -> None:
 def test_arena_play_refuses_three_bots_for_board13() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", "play", "board13", "--bots", "mc,random,random", "--games", "1"],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert "exactly 2 players" in done.stderr

@@ -23,9 +23,13 @@ def arena(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedPro
     is stopped by the timeout and fails the test."""
     clean = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], env={**clean, **env}, cwd=cwd,
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [sys.executable, "-m", "arena.cli", *args],
+        env={**clean, **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def every_option(group: click.Group, path: str = "arena") -> Iterator[tuple[str, click.Parameter]]:

@@ -23,9 +23,16 @@ async def cli(arena: Arena | str, *args: str, token: str = "") -> tuple[int, str
     if token:
         env["ARENA_TOKEN"] = token
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena.cli", *args, "--server", server, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "arena.cli",
+        *args,
+        "--server",
+        server,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
@@ -41,8 +48,9 @@ async def test_owner_bot_leaderboard_match_queue_and_recompute_from_the_command_
     created = await ok_json(arena, "owner", "create", "olga", token=ADMIN)
     owner_token = created["token"]
     assert created["name"] == "olga" and owner_token.startswith("ato_")
-    registered = await ok_json(arena, "bot", "register", "bobby", "--game", "friday13", "--language", "python",
-                               token=owner_token)  # fmt: skip
+    registered = await ok_json(
+        arena, "bot", "register", "bobby", "--game", "friday13", "--language", "python", token=owner_token
+    )
     assert registered["bot"]["games"] == ["friday13"]
     await arena.connect(RandomBot, registered["token"], ladder=True, games=("friday13",))
     listed = await ok_json(arena, "bot", "list")
@@ -115,9 +123,17 @@ async def test_a_server_that_cannot_be_reached_is_named() -> None:
 
 async def test_serve_refuses_a_ladder_size_outside_the_game_limits() -> None:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--ladder-size", "friday13=9",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "serve",
+        "--port",
+        "0",
+        "--ladder-size",
+        "friday13=9",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     _, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 2
     assert err.decode() == "arena: error: --ladder-size 'friday13=9': friday13 ladder tables have 3 to 6 seats\n"

@@ -17,9 +17,24 @@ from arena.store import keys
 def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_them_all(tmp_path: Path) -> None:
     data = tmp_path / "demo-data"
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "demo", "--quick", "--port", "0", "--http-port", "0", "--data-dir", str(data)],
-        capture_output=True, text=True, timeout=240, env={**os.environ, "COLUMNS": "160"},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "demo",
+            "--quick",
+            "--port",
+            "0",
+            "--http-port",
+            "0",
+            "--data-dir",
+            str(data),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "COLUMNS": "160"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     address = re.search(r"serving on (127\.0\.0\.1:\d+)", out)

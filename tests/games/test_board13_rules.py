@@ -267,14 +267,24 @@ def test_a_move_goes_any_distance_in_eight_directions_and_stops_at_the_first_pie
     }
     expected = {
         "d5",  # north, stopped by d6
-        "e4", "f4", "g4",  # east
-        "d3", "d2", "d1",  # south
+        "e4",
+        "f4",
+        "g4",  # east
+        "d3",
+        "d2",
+        "d1",  # south
         "c4",  # west, stopped by b4
-        "e5", "f6", "g7",  # north-east ... g7 is taken
+        "e5",
+        "f6",
+        "g7",  # north-east ... g7 is taken
         "e3",  # south-east, stopped by f2
-        "c3", "b2", "a1",  # south-west
-        "c5", "b6", "a7",  # north-west
-    }  # fmt: skip
+        "c3",
+        "b2",
+        "a1",  # south-west
+        "c5",
+        "b6",
+        "a7",  # north-west
+    }
     expected.discard("g7")
     assert ends == expected
 

@@ -224,8 +224,13 @@ def test_the_viewer_layout_gives_every_field_its_kind_colour_shape_and_piece() -
     assert fields["c1"]["kind"] == "black" and fields["c1"]["shape"] == "square"
     assert fields["d4"]["colour"] == "red"
     assert fields["a1"] == {
-        "field": "a1", "kind": "neutral", "colour": "board", "shape": "round", "highlighted": False, "piece": None,
-    }  # fmt: skip
+        "field": "a1",
+        "kind": "neutral",
+        "colour": "board",
+        "shape": "round",
+        "highlighted": False,
+        "piece": None,
+    }
     assert fields["d6"]["piece"] == {"name": "white_monument", "side": "white", "monument": True, "movable": False}
 
 

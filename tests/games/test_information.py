@@ -16,9 +16,24 @@ CONFIGS = [("friday13", p, {"edition": e}) for p in range(3, 7) for e in ("en", 
     ("amigo13", p, {}) for p in range(3, 7)
 ]
 ALLOWED_KEYS = {
-    "game", "seat", "players", "round", "rounds", "first_player", "dealer", "current_player", "hand", "piles",
-    "hand_sizes", "draw_pile_size", "dummy_size", "collected", "moves", "scores", "round_penalties",
-}  # fmt: skip
+    "game",
+    "seat",
+    "players",
+    "round",
+    "rounds",
+    "first_player",
+    "dealer",
+    "current_player",
+    "hand",
+    "piles",
+    "hand_sizes",
+    "draw_pile_size",
+    "dummy_size",
+    "collected",
+    "moves",
+    "scores",
+    "round_penalties",
+}
 
 
 def positions(config: tuple[str, int, dict[str, str]], seed: bytes, choices: int, stride: int) -> list[CardState]:

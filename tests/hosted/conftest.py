@@ -17,8 +17,11 @@ from arena.v1 import arena_service_pb2 as api_pb
 from tests.server.conftest import Arena, bearer, start_arena
 
 HERE = Path(__file__).resolve().parent
-HOSTED = HostedConfig(connect_timeout=4.0, idle_timeout=10.0,
-                      validation=ValidationConfig(clock=Clock(per_move=0.5, bank=1.0), timeout=40.0))  # fmt: skip
+HOSTED = HostedConfig(
+    connect_timeout=4.0,
+    idle_timeout=10.0,
+    validation=ValidationConfig(clock=Clock(per_move=0.5, bank=1.0), timeout=40.0),
+)
 
 
 @pytest_asyncio.fixture

@@ -31,8 +31,19 @@ async def test_submit_and_logs_from_the_command_line(arena: Arena, tmp_path: Pat
     assert shown["runs"] and shown["runs"][0]["match_ids"], "the validation match is among its runs"
 
     crashing = misbehaving(tmp_path / "crash", "crash")
-    code, out, _ = await cli(arena, "bot", "submit", "clibot", "--game", "friday13", "--dir", str(crashing),
-                             "--run", "python bot.py", token=owner)  # fmt: skip
+    code, out, _ = await cli(
+        arena,
+        "bot",
+        "submit",
+        "clibot",
+        "--game",
+        "friday13",
+        "--dir",
+        str(crashing),
+        "--run",
+        "python bot.py",
+        token=owner,
+    )
     assert code == 1, "a version that fails its validation match fails the command"
     assert "clibot version 2" in out and "failed" in out and "the end of its stderr:" in out
 
@@ -43,12 +54,34 @@ async def test_submit_explains_what_is_wrong_in_one_line(arena: Arena, tmp_path:
     other = await arena.owner("bob")
     folder = REPO / "sample_bots" / "python"
 
-    code, _, err = await cli(arena, "bot", "submit", "mine", "--game", "friday13", "--dir", str(tmp_path / "none"),
-                             "--run", "python bot.py", token=owner)  # fmt: skip
+    code, _, err = await cli(
+        arena,
+        "bot",
+        "submit",
+        "mine",
+        "--game",
+        "friday13",
+        "--dir",
+        str(tmp_path / "none"),
+        "--run",
+        "python bot.py",
+        token=owner,
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "none is not a folder" in err
 
-    code, _, err = await cli(arena, "bot", "submit", "mine", "--game", "friday13", "--dir", str(folder),
-                             "--run", "python random_bot.py", token=other)  # fmt: skip
+    code, _, err = await cli(
+        arena,
+        "bot",
+        "submit",
+        "mine",
+        "--game",
+        "friday13",
+        "--dir",
+        str(folder),
+        "--run",
+        "python random_bot.py",
+        token=other,
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "mine" in err, err
 
     code, _, err = await cli(arena, "bot", "logs", "mine", token=other)

@@ -43,11 +43,12 @@ def sandboxed_processes(ancestor: int | None = None) -> dict[int, int]:
 def test_killing_the_node_kills_its_hosted_bots(redis_url: str, tmp_path: Path) -> None:
     port = free_port()
     node = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url,
-         "--http-port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url, "--http-port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         env={**{k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}, "ARENA_ADMIN_TOKEN": ADMIN},
-    )  # fmt: skip
+    )
     try:
         assert node.stdout is not None
         assert "serving" in node.stdout.readline()

@@ -123,11 +123,20 @@ async def test_bad_submissions_get_one_line_errors_and_store_nothing(arena: Aren
         (bob, requests("mine", folder, "python bot.py"), grpc.StatusCode.PERMISSION_DENIED, "another owner"),
         (alice, requests("mine", folder, "  "), grpc.StatusCode.INVALID_ARGUMENT, "give the command"),
         (alice, requests("mine", None, "python bot.py"), grpc.StatusCode.INVALID_ARGUMENT, "not a readable"),
-        (alice, requests("mine", folder, "python bot.py", game="chess"), grpc.StatusCode.INVALID_ARGUMENT,
-         "unknown game"),
-        (alice, [api_pb.SubmitBotRequest(name="mine", game="friday13", run="python bot.py")]
-         + [api_pb.SubmitBotRequest(chunk=bytes(900_000))] * 23, grpc.StatusCode.INVALID_ARGUMENT, "larger than 20.0 MB"),
-    ]  # fmt: skip
+        (
+            alice,
+            requests("mine", folder, "python bot.py", game="chess"),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "unknown game",
+        ),
+        (
+            alice,
+            [api_pb.SubmitBotRequest(name="mine", game="friday13", run="python bot.py")]
+            + [api_pb.SubmitBotRequest(chunk=bytes(900_000))] * 23,
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "larger than 20.0 MB",
+        ),
+    ]
     for token, stream, code, text in cases:
         error = await call_error(arena, token, stream)
         assert (error.code(), text in (error.details() or "")) == (code, True), error.details()

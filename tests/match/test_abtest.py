@@ -30,8 +30,20 @@ def test_a_real_gap_is_found_and_the_exit_code_says_h1() -> None:
 
 
 def test_identical_bots_are_not_found_different() -> None:
-    done = arena("test", "heuristic", "heuristic", "--game", "amigo13", "--field", "random", "--seatings", "4",
-                 "--max-deals", "400", "--json")  # fmt: skip
+    done = arena(
+        "test",
+        "heuristic",
+        "heuristic",
+        "--game",
+        "amigo13",
+        "--field",
+        "random",
+        "--seatings",
+        "4",
+        "--max-deals",
+        "400",
+        "--json",
+    )
     assert done.returncode in (1, 3), done.stdout
     report = json.loads(done.stdout)
     assert report["verdict"] != "H1"

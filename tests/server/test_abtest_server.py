@@ -52,16 +52,37 @@ async def test_a_bot_not_connected_ends_the_test_with_a_one_line_reason(arena: A
 
 
 async def test_the_command_line_tests_built_in_bots_on_a_server_and_refuses_without_a_token(arena: Arena) -> None:
-    command = [sys.executable, "-m", "arena.cli", "test", "builtin:heuristic", "builtin:random", "--game", "amigo13",
-               "--players", "3", "--seatings", "3", "--margin", "2", "--server", arena.address]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "test",
+        "builtin:heuristic",
+        "builtin:random",
+        "--game",
+        "amigo13",
+        "--players",
+        "3",
+        "--seatings",
+        "3",
+        "--margin",
+        "2",
+        "--server",
+        arena.address,
+    ]
     done = await asyncio.to_thread(
         subprocess.run, [*command, "--token", ADMIN], capture_output=True, text=True, timeout=240, check=False
     )
     assert done.returncode == 0, done.stderr
     assert "H1 accepted: A (builtin:heuristic) is better than B (builtin:random)" in done.stdout
     refused = await asyncio.to_thread(
-        subprocess.run, command, capture_output=True, text=True, timeout=60, check=False,
+        subprocess.run,
+        command,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
         env={"PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    )
     assert refused.returncode == 2
     assert "--server needs the admin token" in refused.stderr

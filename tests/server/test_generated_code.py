@@ -12,8 +12,9 @@ from pathlib import Path
 def test_generated_code_matches_the_protos(repo_root: Path, tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(repo_root / "scripts" / "generate_proto.py"), "--out", str(tmp_path)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+    )
     fresh = tmp_path / "arena" / "v1"
     committed = repo_root / "arena" / "v1"
     names = sorted(path.name for path in fresh.iterdir())

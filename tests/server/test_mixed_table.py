@@ -39,8 +39,10 @@ def node_bot(repo_root: Path) -> Path:
     if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
         subprocess.run(
             ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=directory, check=True, timeout=NODE_BOT_TIMEOUT,
-        )  # fmt: skip
+            cwd=directory,
+            check=True,
+            timeout=NODE_BOT_TIMEOUT,
+        )
     return directory / "bot.js"
 
 

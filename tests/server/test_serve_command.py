@@ -23,8 +23,11 @@ def serving(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[str], 
     env = {key: value for key, value in os.environ.items() if key != "ARENA_ADMIN_TOKEN"}
     process = subprocess.Popen(
         [*ARENA, "serve", "--port", str(port), "--data-dir", str(data_dir), "--http-port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     assert process.stdout is not None
     lines = [process.stdout.readline().strip()]
     assert lines[0].startswith(f"arena: serving on 127.0.0.1:{port}"), lines
@@ -50,8 +53,17 @@ def test_serve_keeps_its_data_in_the_embedded_redis_and_prints_the_admin_token_o
         assert "admin token" in process.stdout.readline()
         token = process.stdout.readline().strip()
         assert token.startswith("ata_")
-        created = arena("match", "create", "friday13", "--seats", "builtin:random,builtin:random,builtin:heuristic",
-                        "--server", f"127.0.0.1:{port}", "--token", token)  # fmt: skip
+        created = arena(
+            "match",
+            "create",
+            "friday13",
+            "--seats",
+            "builtin:random,builtin:random,builtin:heuristic",
+            "--server",
+            f"127.0.0.1:{port}",
+            "--token",
+            token,
+        )
         assert created.returncode == 0, created.stderr
         match_id = created.stdout.strip()
         web = lines[1].rpartition(" ")[2]
@@ -66,8 +78,17 @@ def test_serve_keeps_its_data_in_the_embedded_redis_and_prints_the_admin_token_o
     assert (data / "appendonly.aof").exists()
     with serving(data, port) as (process, lines):
         time.sleep(0.3)
-        listed = arena("match", "create", "friday13", "--seats", "builtin:random,builtin:random,builtin:random",
-                       "--server", f"127.0.0.1:{port}", "--token", token)  # fmt: skip
+        listed = arena(
+            "match",
+            "create",
+            "friday13",
+            "--seats",
+            "builtin:random,builtin:random,builtin:random",
+            "--server",
+            f"127.0.0.1:{port}",
+            "--token",
+            token,
+        )
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.strip() > match_id
     assert not any("admin token" in line for line in lines), "the token is printed on first start only"

@@ -31,8 +31,13 @@ def environment(**settings: str) -> dict[str, str]:
 
 def serve(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`arena serve` expected to stop at once, with an error."""
-    return subprocess.run([*ARENA, "serve", "--port", str(free_port()), "--http-port", "0", *args],
-                          capture_output=True, text=True, timeout=60, env=env)  # fmt: skip
+    return subprocess.run(
+        [*ARENA, "serve", "--port", str(free_port()), "--http-port", "0", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
 
 
 @contextmanager
@@ -40,8 +45,11 @@ def serving(port: int, *args: str, env: dict[str, str]) -> Iterator[list[str]]:
     """`arena serve` running; yields its output lines so far, and the rest once it stopped."""
     process = subprocess.Popen(
         [*ARENA, "serve", "--port", str(port), "--http-port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     assert process.stdout is not None
     lines = [process.stdout.readline().strip(), process.stdout.readline().strip()]
     try:
@@ -82,13 +90,17 @@ def test_serve_takes_the_admin_token_from_the_file_arena_admin_token_file_names(
     [
         (lambda path: None, "cannot read ARENA_ADMIN_TOKEN_FILE {path}: No such file or directory"),
         (lambda path: path.mkdir(), "cannot read ARENA_ADMIN_TOKEN_FILE {path}: Is a directory"),
-        (lambda path: path.write_text(" \n"),
-         "ARENA_ADMIN_TOKEN_FILE {path} is empty: write the admin token (ata_...) into it"),
-        (lambda path: path.write_text("ata_one\nata_two\n"),
-         "ARENA_ADMIN_TOKEN_FILE {path} must hold the admin token alone, one word (ata_...)"),
+        (
+            lambda path: path.write_text(" \n"),
+            "ARENA_ADMIN_TOKEN_FILE {path} is empty: write the admin token (ata_...) into it",
+        ),
+        (
+            lambda path: path.write_text("ata_one\nata_two\n"),
+            "ARENA_ADMIN_TOKEN_FILE {path} must hold the admin token alone, one word (ata_...)",
+        ),
     ],
     ids=["missing", "directory", "empty", "two-words"],
-)  # fmt: skip
+)
 def test_an_unusable_admin_token_file_ends_serve_with_one_line_and_exit_code_2(
     tmp_path: Path, make: Callable[[Path], object], reason: str
 ) -> None:
@@ -135,8 +147,10 @@ def test_serve_refuses_a_password_file_others_can_read_with_what_to_fix(tmp_path
     password_file.chmod(0o640)
     result = serve("--data-dir", str(data), env=environment())
     assert result.returncode == 2
-    assert result.stderr == (f"arena: error: the embedded Redis's password file {password_file} is open to others "
-                             f"(mode 0640): chmod 600 {password_file}\n")  # fmt: skip
+    assert result.stderr == (
+        f"arena: error: the embedded Redis's password file {password_file} is open to others "
+        f"(mode 0640): chmod 600 {password_file}\n"
+    )
     assert "hunter2" not in result.stdout + result.stderr
 
 

@@ -62,26 +62,34 @@ def match(
 async def test_create_match_tells_bad_arguments_from_an_arena_not_ready(arena: Arena) -> None:
     tokens = await arena.bots("solo", "offline")
     await arena.connect(RandomBot, tokens["solo"], max_matches=1)
-    assert (await status(arena, "CreateMatch", match("friday13", ["solo", "builtin:random", "builtin:random"]),
-                         ADMIN))[0] == grpc.StatusCode.OK  # fmt: skip
+    assert (await status(arena, "CreateMatch", match("friday13", ["solo", "builtin:random", "builtin:random"]), ADMIN))[
+        0
+    ] == grpc.StatusCode.OK
     two = ["builtin:random"] * 2
     cases: list[tuple[api_pb.CreateMatchRequest, grpc.StatusCode, str]] = [
         (match("chess", two), grpc.StatusCode.INVALID_ARGUMENT, "unknown game 'chess'"),
         (match("", two), grpc.StatusCode.INVALID_ARGUMENT, "unknown game"),
         (match("friday13", two), grpc.StatusCode.INVALID_ARGUMENT, "3 to 6 players"),
         (match("board13", ["builtin:random"] * 3), grpc.StatusCode.INVALID_ARGUMENT, "exactly 2 players"),
-        (match("friday13", ["builtin:random"] * 3, players=4), grpc.StatusCode.INVALID_ARGUMENT, "needs 4 seats, not 3"),
+        (
+            match("friday13", ["builtin:random"] * 3, players=4),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "needs 4 seats, not 3",
+        ),
         (match("friday13", ["builtin:genius", *two]), grpc.StatusCode.INVALID_ARGUMENT, "no built-in bot"),
         (match("friday13", ["no spaces!", *two]), grpc.StatusCode.INVALID_ARGUMENT, "names no bot"),
         (match("friday13", ["solo", "solo", "builtin:random"]), grpc.StatusCode.INVALID_ARGUMENT, "only one seat"),
         (match("friday13", ["builtin:random"] * 3, seed="xyz"), grpc.StatusCode.INVALID_ARGUMENT, "not hex"),
         (match("friday13", ["builtin:random"] * 3, seed="00" * 65), grpc.StatusCode.INVALID_ARGUMENT, "1 to 64"),
-        (match("friday13", ["builtin:random"] * 3, clock=pb.Clock(bank_ms=5)), grpc.StatusCode.INVALID_ARGUMENT,
-         "per-move limit"),
+        (
+            match("friday13", ["builtin:random"] * 3, clock=pb.Clock(bank_ms=5)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "per-move limit",
+        ),
         (match("friday13", ["offline", *two]), grpc.StatusCode.FAILED_PRECONDITION, "'offline' is not connected"),
         (match("friday13", ["ghost", *two]), grpc.StatusCode.FAILED_PRECONDITION, "'ghost' is not connected"),
         (match("friday13", ["solo", *two]), grpc.StatusCode.FAILED_PRECONDITION, "maximum of 1"),
-    ]  # fmt: skip
+    ]
     for request, code, text in cases:
         got, details = await status(arena, "CreateMatch", request, ADMIN)
         assert (got, text in details) == (code, True), (request, got, details)
@@ -98,13 +106,17 @@ async def test_other_bad_arguments_of_the_api(arena: Arena) -> None:
         ("RegisterBot", api_pb.RegisterBotRequest(name="b", games=["chess"]), owner, grpc.StatusCode.INVALID_ARGUMENT),
         ("RegisterBot", api_pb.RegisterBotRequest(name="a b"), owner, grpc.StatusCode.INVALID_ARGUMENT),
         ("GetLeaderboard", api_pb.GetLeaderboardRequest(game="chess"), "", grpc.StatusCode.INVALID_ARGUMENT),
-        ("GetRatingHistory", api_pb.GetRatingHistoryRequest(game="chess", bot="x"), "",
-         grpc.StatusCode.INVALID_ARGUMENT),
+        (
+            "GetRatingHistory",
+            api_pb.GetRatingHistoryRequest(game="chess", bot="x"),
+            "",
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
         ("GetQueue", api_pb.GetQueueRequest(game="chess"), "", grpc.StatusCode.INVALID_ARGUMENT),
         ("RecomputeRatings", api_pb.RecomputeRatingsRequest(game="chess"), ADMIN, grpc.StatusCode.INVALID_ARGUMENT),
         ("GetMatch", api_pb.GetMatchRequest(match_id="m-none"), "", grpc.StatusCode.NOT_FOUND),
         ("RotateBotToken", api_pb.RotateBotTokenRequest(name="nobody"), owner, grpc.StatusCode.NOT_FOUND),
-    ]  # fmt: skip
+    ]
     for method, request, token, code in cases:
         got, details = await status(arena, method, request, token)
         assert got == code, (method, got, details)
@@ -134,14 +146,20 @@ async def test_a_stream_that_ends_before_its_hello_or_is_cut_short_is_not_ok(are
     hello = bot_pb.ConnectRequest(hello=bot_pb.Hello()).SerializeToString()
     cases = [
         (b"", grpc.StatusCode.FAILED_PRECONDITION, "ended before its Hello"),
-        (raw_http2.grpc_message(hello, declared=len(hello) + 50), grpc.StatusCode.FAILED_PRECONDITION,
-         "ended before its Hello"),
+        (
+            raw_http2.grpc_message(hello, declared=len(hello) + 50),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "ended before its Hello",
+        ),
         (raw_http2.grpc_message(b"")[:3], grpc.StatusCode.FAILED_PRECONDITION, "ended before its Hello"),
         (raw_http2.grpc_message(b"\xff\xff\xff"), grpc.StatusCode.INVALID_ARGUMENT, "could not be parsed"),
-        (raw_http2.grpc_message(hello) + raw_http2.grpc_message(hello, declared=len(hello) + 50),
-         grpc.StatusCode.CANCELLED, "cut short"),
+        (
+            raw_http2.grpc_message(hello) + raw_http2.grpc_message(hello, declared=len(hello) + 50),
+            grpc.StatusCode.CANCELLED,
+            "cut short",
+        ),
         (raw_http2.grpc_message(hello), grpc.StatusCode.CANCELLED, "a half-close"),
-    ]  # fmt: skip
+    ]
     for data, code, text in cases:
         outcome = await raw_http2.call(arena.address, CONNECT, metadata, data)
         assert outcome.status == code.value[0], (data, outcome)
@@ -218,10 +236,24 @@ class OwnRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-             "yes", "--appendfsync", "always", "--dir", str(self.folder)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                redis_server_binary(),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--dir",
+                str(self.folder),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         client = redis.Redis.from_url(self.url)
         deadline = time.monotonic() + 10
         while True:

@@ -27,10 +27,27 @@ def certificate(tmp_path: Path) -> tuple[Path, Path]:
         pytest.skip("openssl is needed to make a test certificate and is not installed")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key
 
 
@@ -72,9 +89,13 @@ async def test_the_command_line_reaches_a_tls_server_with_its_ca_and_says_why_wi
         command = [sys.executable, "-m", "arena.cli", "owner", "create", "tlsowner", "--server", server.address]
         env = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
         sealed = await asyncio.to_thread(
-            subprocess.run, [*command, "--token", ADMIN, "--ca-cert", str(cert)], capture_output=True, text=True,
-            env=env, check=False,
-        )  # fmt: skip
+            subprocess.run,
+            [*command, "--token", ADMIN, "--ca-cert", str(cert)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
         assert sealed.returncode == 0, sealed.stderr
         assert "owner tlsowner created" in sealed.stdout
         plain = await asyncio.to_thread(
@@ -83,9 +104,13 @@ async def test_the_command_line_reaches_a_tls_server_with_its_ca_and_says_why_wi
         assert plain.returncode == 2 and plain.stderr.startswith("arena: error: ")
         assert plain.stderr.count("\n") == 1
         bad_env = await asyncio.to_thread(
-            subprocess.run, command, capture_output=True, text=True, check=False,
+            subprocess.run,
+            command,
+            capture_output=True,
+            text=True,
+            check=False,
             env={**env, "ARENA_TOKEN": ADMIN, "ARENA_CA_CERT": "/nonexistent.pem"},
-        )  # fmt: skip
+        )
         assert bad_env.returncode == 2
         assert bad_env.stderr.startswith("arena: error: ") and "--ca-cert" in bad_env.stderr
         assert "/nonexistent.pem" in bad_env.stderr and bad_env.stderr.count("\n") == 1

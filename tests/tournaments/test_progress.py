@@ -69,8 +69,15 @@ def test_an_aborted_match_is_re_running_until_its_re_run_finishes() -> None:
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts=noted)
     assert (progress.done, progress.rerunning, progress.aborted, progress.status) == (3, 1, 0, TournamentStatus.RUNNING)
     assert progress.current == {0: "cup-0-try2"}
-    assert [a.to_dict() for a in progress.aborted_attempts] == [{"number": 0, "match_id": "cup-0", "attempt": 1,
-        "reason": "never started: ann not connected to any node", "rerun": "cup-0-try2"}]  # fmt: skip
+    assert [a.to_dict() for a in progress.aborted_attempts] == [
+        {
+            "number": 0,
+            "match_id": "cup-0",
+            "attempt": 1,
+            "reason": "never started: ann not connected to any node",
+            "rerun": "cup-0-try2",
+        }
+    ]
     assert seats_due(SPEC, progress, results.values()) == set(seats(0))
     results |= by_id(played("cup-0-try2"))
     progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts=noted)
@@ -105,9 +112,10 @@ def test_the_last_attempt_aborted_is_aborted_for_good_and_the_status_says_so() -
     assert (progress.done, progress.aborted, progress.rerunning, progress.due) == (3, 1, 0, 0)
     assert progress.status == TournamentStatus.FINISHED_WITH_ABORTS and progress.describe() == "finished with 1 aborted"
     assert [(a.match_id, a.attempt, a.reason, a.rerun) for a in progress.aborted_attempts] == [
-        ("cup-1", 1, "reason 0", "cup-1-try2"), ("cup-1-try2", 2, "reason 1", "cup-1-try3"),
+        ("cup-1", 1, "reason 0", "cup-1-try2"),
+        ("cup-1-try2", 2, "reason 1", "cup-1-try3"),
         ("cup-1-try3", 3, "reason 2", ""),
-    ]  # fmt: skip
+    ]
     assert [a.match_id for a in progress.last_attempts()] == ["cup-1-try3"]
     assert progress.counts() == "3 done, 0 due, 0 re-running, 1 aborted, 0 cancelled of 4"
     assert tournament_table(SPEC, results.values()).done == progress.done
@@ -116,15 +124,17 @@ def test_the_last_attempt_aborted_is_aborted_for_good_and_the_status_says_so() -
 def test_a_cancelled_tournament_counts_its_unstarted_matches_cancelled_and_its_running_ones_due() -> None:
     cancelled = by_id(played("cup-1", Termination.ABORTED), played("cup-2", Termination.ABORTED))
     results = by_id(played("cup-0"), *cancelled.values())
-    progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts={}, cancelled_ids=set(cancelled),
-                                   cancelled_ms=5)  # fmt: skip
+    progress = tournament_progress(
+        SPEC, rounds_planned=1, results=results, aborts={}, cancelled_ids=set(cancelled), cancelled_ms=5
+    )
     assert (progress.done, progress.cancelled, progress.due, progress.aborted) == (1, 2, 1, 0)
     assert progress.status == TournamentStatus.CANCELLED and progress.describe() == "cancelled (1 still running)"
     assert progress.aborted_attempts == ()
     assert seats_due(SPEC, progress, results.values()) == set(), "a cancelled tournament waits for nobody"
     results |= by_id(played("cup-3"))
-    progress = tournament_progress(SPEC, rounds_planned=1, results=results, aborts={}, cancelled_ids=set(cancelled),
-                                   cancelled_ms=5)  # fmt: skip
+    progress = tournament_progress(
+        SPEC, rounds_planned=1, results=results, aborts={}, cancelled_ids=set(cancelled), cancelled_ms=5
+    )
     assert (progress.done, progress.unsettled, progress.describe()) == (2, 0, "cancelled")
 
 

@@ -21,8 +21,14 @@ def test_empty_table_lists_every_entrant_and_nothing_done() -> None:
     assert [row.bot for row in table.rows] == list(SPEC.entrants)
     assert (table.done, table.total, table.finished) == (0, 20, False)
     assert table.to_dict()["standings"][0] == {
-        "bot": "ann", "games": 0, "deals": 0, "mean_score": None, "ci95": None, "wins": 0, "mean_rank": None,
-    }  # fmt: skip
+        "bot": "ann",
+        "games": 0,
+        "deals": 0,
+        "mean_score": None,
+        "ci95": None,
+        "wins": 0,
+        "mean_rank": None,
+    }
 
 
 def test_table_has_standings_trueskill_and_progress() -> None:

@@ -33,17 +33,27 @@ BUILTINS = ["builtin:random", "builtin:heuristic", "builtin:mc"]
 
 def spec(name: str, entrants: list[str], **fields: Any) -> api_pb.TournamentSpec:
     return api_pb.TournamentSpec(
-        name=name, game=pb.GameSpec(game="friday13"), entrants=entrants, table_size=3,
-        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, seed=name, **fields,
-    )  # fmt: skip
+        name=name,
+        game=pb.GameSpec(game="friday13"),
+        entrants=entrants,
+        table_size=3,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        seed=name,
+        **fields,
+    )
 
 
 async def arena_cli(arena: Arena, *args: str, token: str = ADMIN) -> asyncio.subprocess.Process:
     env = {**os.environ, "ARENA_SERVER": arena.address, "ARENA_TOKEN": token, "COLUMNS": "200"}
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena.cli", *args, env=env, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "arena.cli",
+        *args,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    )
 
 
 async def cli(arena: Arena, *args: str, token: str = ADMIN) -> tuple[int, str, str]:
@@ -71,8 +81,20 @@ async def info(arena: Arena, name: str) -> api_pb.TournamentInfo:
 
 def facts(row: dict[str, Any]) -> dict[str, Any]:
     """What the CLI's JSON, the web's JSON and the API must agree on."""
-    return {key: row[key] for key in ("status", "done", "due", "rerunning", "aborted", "cancelled", "total",
-                                       "waiting_for", "aborted_matches")}  # fmt: skip
+    return {
+        key: row[key]
+        for key in (
+            "status",
+            "done",
+            "due",
+            "rerunning",
+            "aborted",
+            "cancelled",
+            "total",
+            "waiting_for",
+            "aborted_matches",
+        )
+    }
 
 
 async def agreed(arena: Arena, name: str) -> dict[str, Any]:
@@ -167,8 +189,9 @@ async def test_a_match_aborted_once_is_re_run_with_the_same_seed_and_seats_and_t
         async def both_aborted_once() -> bool:
             now = await info(arena, "again")
             return [(m.match_id, m.rerun_match_id) for m in now.aborted_matches] == [
-                ("again-0", "again-0-try2"), ("again-1", "again-1-try2"),
-            ]  # fmt: skip
+                ("again-0", "again-0-try2"),
+                ("again-1", "again-1-try2"),
+            ]
 
         await until(both_aborted_once, "both first attempts aborted and re-queued")
         now = await info(arena, "again")
@@ -182,8 +205,12 @@ async def test_a_match_aborted_once_is_re_run_with_the_same_seed_and_seats_and_t
             final = update.tournament
         assert final is not None and final.finished_ms
         assert (final.status, final.done, final.total, final.aborted, final.rerunning) == (
-            api_pb.TOURNAMENT_STATUS_FINISHED, 2, 2, 0, 0,
-        )  # fmt: skip
+            api_pb.TOURNAMENT_STATUS_FINISHED,
+            2,
+            2,
+            0,
+            0,
+        )
         assert [m.attempt for m in final.aborted_matches] == [1, 1], "each match needed one re-run"
         assert all(row.games == 2 for row in final.standings)
 

@@ -19,9 +19,13 @@ BUILTINS = ["builtin:random", "builtin:heuristic", "builtin:mc"]
 
 def spec(name: str, entrants: list[str], **fields: object) -> api_pb.TournamentSpec:
     return api_pb.TournamentSpec(
-        name=name, game=pb.GameSpec(game="friday13"), entrants=entrants, table_size=3,
-        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, **fields,  # type: ignore[arg-type]
-    )  # fmt: skip
+        name=name,
+        game=pb.GameSpec(game="friday13"),
+        entrants=entrants,
+        table_size=3,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        **fields,  # type: ignore[arg-type]
+    )
 
 
 async def watch_to_end(arena: Arena, name: str) -> list[api_pb.TournamentInfo]:

@@ -22,10 +22,23 @@ def server(tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data"),
-         "--http-port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--http-port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     assert process.stdout is not None
     assert "serving on" in process.stdout.readline()
     try:
@@ -37,14 +50,30 @@ def server(tmp_path: Path) -> Iterator[str]:
 
 def arena(*args: str, server: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ARENA_SERVER": server, "ARENA_TOKEN": ADMIN, "COLUMNS": "160"}
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_a_tournament_is_created_run_to_the_end_shown_and_listed(server: str) -> None:
-    created = arena("tournament", "create", "cli-cup", "--game", "friday13", "--format", "swiss", "--entrants",
-                    "builtin:random,builtin:heuristic,builtin:mc", "--players", "3", "--rounds", "2", "--seed", "c",
-                    server=server)  # fmt: skip
+    created = arena(
+        "tournament",
+        "create",
+        "cli-cup",
+        "--game",
+        "friday13",
+        "--format",
+        "swiss",
+        "--entrants",
+        "builtin:random,builtin:heuristic,builtin:mc",
+        "--players",
+        "3",
+        "--rounds",
+        "2",
+        "--seed",
+        "c",
+        server=server,
+    )
     assert created.returncode == 0, created.stderr
     assert created.stdout.strip() == "tournament cli-cup: 2 matches queued"
     ran = arena("tournament", "run", "cli-cup", server=server)

@@ -31,8 +31,16 @@ from tests.server.conftest import ADMIN, Arena, RandomBot, RawBot, bearer, start
 
 T = TypeVar("T")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
-                 "--no-first-run", "--disable-component-update", "--disable-sync"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TOURNAMENT = "web-cup"
 ENTRANTS = ["rb1", "builtin:random", "builtin:heuristic"]
 MINUS = "\N{MINUS SIGN}"
@@ -82,9 +90,15 @@ async def populate(arena: Arena) -> dict[str, str]:
     }
     ids = {game: await arena.create_match(game, names, seed="0d0e0a0d") for game, names in seats.items()}
     spec = api_pb.TournamentSpec(
-        name=TOURNAMENT, game=pb.GameSpec(game="friday13"), entrants=ENTRANTS, table_size=3, rounds=2, rated=True,
-        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, seed="web",
-    )  # fmt: skip
+        name=TOURNAMENT,
+        game=pb.GameSpec(game="friday13"),
+        entrants=ENTRANTS,
+        table_size=3,
+        rounds=2,
+        rated=True,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        seed="web",
+    )
     await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=spec), metadata=bearer(ADMIN))
     for match_id in ids.values():
         await arena.finished(match_id)

@@ -126,9 +126,15 @@ def test_bad_requests_get_a_one_line_detail(web_arena: WebArena, path: str, stat
 def test_the_api_is_described_and_read_only(web_arena: WebArena) -> None:
     _, spec = web_arena.get("/api/openapi.json")
     assert set(spec["paths"]) == {
-        "/api/games", "/api/leaderboards/{game}", "/api/bots", "/api/bots/{name}", "/api/matches",
-        "/api/matches/{match_id}", "/api/tournaments", "/api/tournaments/{name}",
-    }  # fmt: skip
+        "/api/games",
+        "/api/leaderboards/{game}",
+        "/api/bots",
+        "/api/bots/{name}",
+        "/api/matches",
+        "/api/matches/{match_id}",
+        "/api/tournaments",
+        "/api/tournaments/{name}",
+    }
     assert all(set(methods) == {"get"} for methods in spec["paths"].values())
     request = urllib.request.Request(web_arena.url + "api/matches", data=b"{}", method="POST")
     with pytest.raises(urllib.error.HTTPError) as refused:

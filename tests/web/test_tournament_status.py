@@ -29,9 +29,14 @@ STOPPED = "stopped by an error on node "
 
 def spec(name: str, entrants: list[str], rounds: int = 1) -> api_pb.TournamentSpec:
     return api_pb.TournamentSpec(
-        name=name, game=pb.GameSpec(game="friday13"), entrants=entrants, table_size=3, rounds=rounds,
-        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, seed=name,
-    )  # fmt: skip
+        name=name,
+        game=pb.GameSpec(game="friday13"),
+        entrants=entrants,
+        table_size=3,
+        rounds=rounds,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        seed=name,
+    )
 
 
 PAIRED = ["builtin:random", "builtin:heuristic"]
@@ -41,9 +46,16 @@ random, so its advantage is the same on every deal and a few deals establish it 
 
 def paired_spec(name: str, rounds: int, seatings: int) -> api_pb.TournamentSpec:
     return api_pb.TournamentSpec(
-        name=name, game=pb.GameSpec(game="board13"), entrants=PAIRED, table_size=2, rounds=rounds,
-        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, duplicate=True, seatings=seatings, seed=name,
-    )  # fmt: skip
+        name=name,
+        game=pb.GameSpec(game="board13"),
+        entrants=PAIRED,
+        table_size=2,
+        rounds=rounds,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        duplicate=True,
+        seatings=seatings,
+        seed=name,
+    )
 
 
 async def populate(arena: Arena) -> None:
@@ -61,11 +73,14 @@ async def populate(arena: Arena) -> None:
     work._play = faulty  # type: ignore[method-assign]
     owner = await arena.owner("olga")
     await arena.bot(owner, "ghost")
-    for name, entrants, rounds in [("lost", ["builtin:random", "builtin:heuristic", "builtin:mc"], 1),
-                                   ("waiting", ["ghost", "builtin:random", "builtin:mc"], 1),
-                                   ("halted", ["ghost", "builtin:random", "builtin:heuristic"], 2)]:  # fmt: skip
-        await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=spec(name, entrants, rounds)),
-                                         metadata=bearer(owner))  # fmt: skip
+    for name, entrants, rounds in [
+        ("lost", ["builtin:random", "builtin:heuristic", "builtin:mc"], 1),
+        ("waiting", ["ghost", "builtin:random", "builtin:mc"], 1),
+        ("halted", ["ghost", "builtin:random", "builtin:heuristic"], 2),
+    ]:
+        await arena.api.CreateTournament(
+            api_pb.CreateTournamentRequest(spec=spec(name, entrants, rounds)), metadata=bearer(owner)
+        )
     await arena.api.CancelTournament(api_pb.CancelTournamentRequest(name="halted"), metadata=bearer(owner))
     for paired in (paired_spec("settled", rounds=4, seatings=2), paired_spec("early", rounds=1, seatings=0)):
         await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=paired), metadata=bearer(owner))
@@ -102,11 +117,16 @@ def tournament(web: WebArena, name: str) -> dict[str, Any]:
 def test_the_api_tells_aborted_waiting_and_cancelled_tournaments_apart(faulty_arena: WebArena) -> None:
     lost = tournament(faulty_arena, "lost")
     assert (lost["status"], lost["status_text"], lost["done"], lost["aborted"]) == (
-        "finished-with-aborts", "finished with 1 aborted", 0, 1,
-    )  # fmt: skip
+        "finished-with-aborts",
+        "finished with 1 aborted",
+        0,
+        1,
+    )
     assert [(a["match_id"], a["rerun"]) for a in lost["aborted_matches"]] == [
-        ("lost-0", "lost-0-try2"), ("lost-0-try2", "lost-0-try3"), ("lost-0-try3", ""),
-    ]  # fmt: skip
+        ("lost-0", "lost-0-try2"),
+        ("lost-0-try2", "lost-0-try3"),
+        ("lost-0-try3", ""),
+    ]
     assert all(a["reason"].startswith(STOPPED) and FAULT in a["reason"] for a in lost["aborted_matches"])
     waiting = tournament(faulty_arena, "waiting")
     assert (waiting["status"], waiting["due"], waiting["waiting_for"]) == ("running", 1, ["ghost"])
@@ -119,9 +139,12 @@ def test_the_api_tells_aborted_waiting_and_cancelled_tournaments_apart(faulty_ar
     )
     _, listed = faulty_arena.get("/api/tournaments")
     assert {t["spec"]["name"]: t["status_text"] for t in listed["tournaments"]} == {
-        "lost": "finished with 1 aborted", "waiting": "running", "halted": "cancelled", "settled": "finished",
+        "lost": "finished with 1 aborted",
+        "waiting": "running",
+        "halted": "cancelled",
+        "settled": "finished",
         "early": "finished",
-    }  # fmt: skip
+    }
 
 
 def test_the_tournament_pages_show_status_aborted_attempts_with_reasons_and_whom_they_wait_for(
