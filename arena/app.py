@@ -26,7 +26,6 @@ from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
 from arena.node.sessions import Limits, SessionRegistry
-from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
 from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, node_name
 from arena.ratings import ResultRecord
@@ -37,6 +36,7 @@ from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
 from arena.web import WebData, WebServer, start_web
+from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 log = logging.getLogger(__name__)
 

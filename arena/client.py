@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from arena.node.settings import DEFAULT_SERVER
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
+from arena.wire.address import DEFAULT_SERVER
 
 TIMEOUT = 30.0
 """Seconds a call may take; uploads (SubmitBot) take longer, see `SUBMIT_TIMEOUT`."""

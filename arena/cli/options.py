@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 from click.core import ParameterSource
 
-from arena.node.settings import DEFAULT_SERVER
+from arena.wire.address import DEFAULT_SERVER
 
 if TYPE_CHECKING:
     from google.protobuf.message import Message

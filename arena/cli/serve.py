@@ -13,7 +13,7 @@ import click
 
 from arena.cli.options import EnvOption
 from arena.cli.output import console, print_tournament
-from arena.node.settings import DEFAULT_HOST, DEFAULT_PORT
+from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 
 @click.command()
