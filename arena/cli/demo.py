@@ -34,7 +34,7 @@ from arena.app import RunningServer, ServerConfig, running
 from arena.hosted.package import pack
 from arena.matchmaking import QualitySchedule
 from arena.node import submissions as hosted_api
-from arena.node.ladder import DEFAULT_SIZES, LadderConfig
+from arena.node.ladder import LadderConfig, default_sizes
 from arena.node.submissions import ValidationConfig
 from arena.node.tournaments import create_tournament, live_table
 from arena.store import NameTaken, Store, open_redis
@@ -209,7 +209,7 @@ async def demo_server(
         # Three bots of very different strength never make a balanced table, so the demo's ladder
         # settles for any table within seconds instead of the two minutes a real ladder waits.
         ladder = LadderConfig(
-            sizes={**DEFAULT_SIZES, "friday13": 3, "amigo13": 3},
+            sizes={**default_sizes(), "friday13": 3, "amigo13": 3},
             schedule=QualitySchedule(half_life=2.0, anything_after=6.0),
         )
         config = ServerConfig(

@@ -21,6 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from arena.games import game_names, make_game
 from arena.matchmaking import Matchmaker, QualitySchedule, Table, WaitingEntry
 from arena.node.matches import MatchError, MatchHost
 from arena.node.sessions import Session, SessionRegistry
@@ -34,9 +35,17 @@ from arena.v1 import messages_pb2 as pb
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SIZES: Mapping[str, int] = {"friday13": 4, "amigo13": 4, "board13": 2}
-"""Seats of a ladder table per game; `arena serve --ladder-size GAME=N` changes them."""
-SIZE_LIMITS: Mapping[str, tuple[int, int]] = {"friday13": (3, 6), "amigo13": (3, 6), "board13": (2, 2)}
+
+def default_sizes() -> dict[str, int]:
+    """Seats of a ladder table per game: the game's own default number of players (4 for the card
+    games, 2 for board13); `arena serve --ladder-size GAME=N` changes them."""
+    return {name: make_game(name).players for name in game_names()}
+
+
+def size_limits(name: str) -> tuple[int, int]:
+    """The fewest and most seats a table of the game may have."""
+    game = make_game(name)
+    return game.min_players, game.max_players
 
 
 class LadderError(ValueError):
@@ -45,12 +54,12 @@ class LadderError(ValueError):
 
 def parse_sizes(settings: Sequence[str]) -> dict[str, int]:
     """Table sizes from "GAME=N" settings over the defaults; raises LadderError naming the bad one."""
-    sizes = dict(DEFAULT_SIZES)
+    sizes = default_sizes()
     for setting in settings:
         game, sep, number = setting.partition("=")
-        if not sep or game not in SIZE_LIMITS:
-            raise LadderError(f"--ladder-size {setting!r}: write GAME=N with GAME one of {', '.join(SIZE_LIMITS)}")
-        low, high = SIZE_LIMITS[game]
+        if not sep or game not in sizes:
+            raise LadderError(f"--ladder-size {setting!r}: write GAME=N with GAME one of {', '.join(sizes)}")
+        low, high = size_limits(game)
         if not number.isdigit() or not low <= int(number) <= high:
             raise LadderError(f"--ladder-size {setting!r}: {game} ladder tables have {low} to {high} seats")
         sizes[game] = int(number)
@@ -59,7 +68,7 @@ def parse_sizes(settings: Sequence[str]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class LadderConfig:
-    sizes: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
+    sizes: Mapping[str, int] = field(default_factory=default_sizes)
     interval: float = 0.25
     """Seconds between two passes."""
     lock_ms: int = 3000

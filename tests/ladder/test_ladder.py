@@ -11,7 +11,7 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from arena.matchmaking import QualitySchedule
-from arena.node.ladder import DEFAULT_SIZES, LadderConfig, LadderError, parse_sizes
+from arena.node.ladder import LadderConfig, LadderError, default_sizes, parse_sizes
 from arena.node.work import WorkConfig
 from arena.store import Store, keys
 from arena.store.ladder import LadderStore
@@ -159,7 +159,7 @@ async def test_a_matchmaker_on_another_node_sends_the_table_through_the_work_str
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
 def test_ladder_sizes_are_configurable_per_game_within_the_game_limits() -> None:
-    assert parse_sizes([]) == dict(DEFAULT_SIZES)
+    assert parse_sizes([]) == default_sizes() == {"friday13": 4, "amigo13": 4, "board13": 2}
     assert parse_sizes(["friday13=6", "amigo13=3"])["friday13"] == 6
     for bad in ("friday13=7", "board13=3", "chess=2", "friday13", "amigo13=x"):
         with pytest.raises(LadderError):
