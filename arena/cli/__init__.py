@@ -14,7 +14,7 @@ import click
 from click.core import ParameterSource
 
 from arena.cli.bot import bot
-from arena.cli.local import ab_test, play, scenarios
+from arena.cli.local import ab_test, games_command, play, scenarios
 from arena.cli.match import match
 from arena.cli.options import UsageProblem
 from arena.cli.owner import owner
@@ -31,7 +31,21 @@ def app() -> None:
     """Thirteen Arena: bots play Friday the 13th, 13 and the 13thg board games."""
 
 
-for command in (play, ab_test, scenarios, serve, demo, owner, bot, match, tournament, leaderboard, ratings, queue):
+for command in (
+    play,
+    ab_test,
+    games_command,
+    scenarios,
+    serve,
+    demo,
+    owner,
+    bot,
+    match,
+    tournament,
+    leaderboard,
+    ratings,
+    queue,
+):
     app.add_command(command)
 
 

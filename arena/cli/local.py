@@ -11,7 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.options import ADMIN_TOKEN_ENV, TOKEN_ENV, EnvOption, Token, call, fail
+from arena.cli.options import (
+    ADMIN_TOKEN_ENV,
+    TOKEN_ENV,
+    EnvOption,
+    Token,
+    call,
+    fail,
+    game_param_option,
+    game_param_texts,
+    print_json,
+)
 from arena.cli.output import console, print_head_to_head, print_standings
 
 if TYPE_CHECKING:
@@ -20,14 +30,13 @@ if TYPE_CHECKING:
     from arena.standings import Pair, Standing
 
 
-def game_params(players: int | None, edition: str | None, scenario: str | None) -> dict[str, Any]:
-    params: dict[str, Any] = {}
+def game_params(game_name: str, players: int | None, texts: dict[str, str]) -> dict[str, Any]:
+    """Keyword arguments for `make_game`: the players and the game's own parameters, parsed by its kit."""
+    from arena.games import kit_of
+
+    params: dict[str, Any] = kit_of(game_name).params_from_text(texts)
     if players is not None:
         params["players"] = players
-    if edition is not None:
-        params["edition"] = edition
-    if scenario is not None:
-        params["scenario"] = scenario
     return params
 
 
@@ -40,8 +49,9 @@ def game_params(players: int | None, edition: str | None, scenario: str | None) 
     "e.g. h1=heuristic,h2=heuristic.",
 )
 @click.option("--players", type=int, help="Number of players; defaults to the number of bots.")
-@click.option("--edition", help="friday13 edition: en (50 cards, the default) or de (53 cards).")
-@click.option("--scenario", help="board13 scenario: a shipped name or a TOML file.")
+@click.option("--edition", help="Shorthand for --param edition=E (friday13: en, 50 cards, or de, 53 cards).")
+@click.option("--scenario", help="Shorthand for --param scenario=S (board13: a shipped name or a TOML file).")
+@game_param_option
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Number of matches.")
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option(
@@ -64,6 +74,7 @@ def play(
     players: int | None,
     edition: str | None,
     scenario: str | None,
+    param_texts: tuple[str, ...],
     games: int,
     seed: str,
     duplicate: bool,
@@ -97,7 +108,9 @@ def play(
         fail("--bots gives one NAME to two seats; name each copy differently, e.g. h1=heuristic,h2=heuristic")
     if players is None:
         players = len(names)
-    game = make_game(game_name, **game_params(players, edition, scenario))
+    game = make_game(
+        game_name, **game_params(game_name, players, game_param_texts(param_texts, edition=edition, scenario=scenario))
+    )
     if len(names) != game.players:
         fail(f"--bots names {len(names)} bots but {game.name} is set for {game.players} players")
     try:
@@ -145,8 +158,9 @@ def play(
 @click.command("test")
 @click.argument("bot_a", metavar="A")
 @click.argument("bot_b", metavar="B")
-@click.option("--game", "game_name", required=True, help="friday13, amigo13 or board13.")
+@click.option("--game", "game_name", required=True, help="The game (`arena games` lists them).")
 @click.option("--players", type=int, help="Players per match (default: the game's); seats beyond A and B hold --field.")
+@game_param_option
 @click.option(
     "--field", "field_bot", help="The bot in the other seats (default: heuristic; builtin:heuristic with --server)."
 )
@@ -198,6 +212,7 @@ def ab_test(
     bot_b: str,
     game_name: str,
     players: int | None,
+    param_texts: tuple[str, ...],
     field_bot: str,
     margin: float | None,
     elo0: float | None,
@@ -240,7 +255,7 @@ def ab_test(
         fail(f"--server needs the admin token: --token, {ADMIN_TOKEN_ENV} or {TOKEN_ENV} (matches are created with it)")
     elif bot_a == bot_b and not bot_a.startswith("builtin:"):
         fail(f"{bot_a} cannot play itself on the server: a bot takes one seat per match")
-    game = make_game(game_name, **game_params(players, None, None))
+    game = make_game(game_name, **game_params(game_name, players, game_param_texts(param_texts)))
     try:
         if seatings is not None:
             check_seatings_per_deal(game.players, seatings)
@@ -328,6 +343,42 @@ def verdict_text(test: Any, max_deals: int) -> str:
     if verdict == "H0":
         return f"H0 accepted: A ({test.a}) is not better than B ({test.b}) by the margin tested"
     return f"no verdict after {max_deals} deals (--max-deals): the difference lies between H0 and H1"
+
+
+@click.command("games")
+@click.option("--json", "as_json", is_flag=True, help="Print the games and their parameters as JSON.")
+def games_command(as_json: bool) -> None:
+    """The games, their numbers of players and the parameters each declares (for --param)."""
+    from rich.table import Table
+
+    from arena.games import game_names, kit_of, make_game
+
+    rows: list[dict[str, Any]] = []
+    for name in game_names():
+        game = make_game(name)
+        parameters = [
+            {"name": p.name, "default": p.default, "choices": list(p.choices), "help": p.help}
+            for p in kit_of(name).parameters
+        ]
+        rows.append({"game": name, "players": [game.min_players, game.max_players], "parameters": parameters})
+    if as_json:
+        print_json(rows)
+        return
+    view = Table(title="games (--param NAME=VALUE sets a parameter)")
+    for column in ("game", "players", "parameter", "default", "values", "meaning"):
+        view.add_column(column)
+    for row in rows:
+        low, high = row["players"]
+        players = f"{low}-{high}" if low != high else str(low)
+        declared: list[dict[str, Any] | None] = [*row["parameters"]] or [None]
+        for number, parameter in enumerate(declared):
+            cells = [row["game"], players] if number == 0 else ["", ""]
+            if parameter is None:
+                view.add_row(*cells, "-", "", "", "")
+            else:
+                choices = ", ".join(parameter["choices"]) or "any"
+                view.add_row(*cells, parameter["name"], str(parameter["default"]), choices, parameter["help"])
+    console().print(view)
 
 
 @click.command()

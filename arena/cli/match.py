@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from arena.cli.options import Token, call, connection_options, json_option, print_json, to_dict
+from arena.cli.options import (
+    Token,
+    call,
+    connection_options,
+    game_param_option,
+    game_param_texts,
+    json_option,
+    print_json,
+    to_dict,
+)
 from arena.cli.output import console, when
 
 if TYPE_CHECKING:
@@ -29,7 +38,8 @@ def match() -> None:
     help="Comma-separated, in seat order: connected bots' names or builtin:random|heuristic|mc.",
 )
 @click.option("--players", type=int, default=0, help="Number of players; defaults to the number of seats.")
-@click.option("--edition", default="", help="friday13 edition: en (the default) or de.")
+@click.option("--edition", default="", help="Shorthand for --param edition=E (friday13: en, the default, or de).")
+@game_param_option
 @click.option("--seed", default="", help="The match seed in hex; random when not given.")
 @click.option("--per-move-ms", type=click.IntRange(min=1), help="Time per move (default: the server's).")
 @click.option(
@@ -41,6 +51,7 @@ def match_create(
     seats: str,
     players: int,
     edition: str,
+    param_texts: tuple[str, ...],
     seed: str,
     per_move_ms: int | None,
     bank_ms: int,
@@ -51,7 +62,7 @@ def match_create(
     from arena.v1 import messages_pb2 as pb
 
     request = api_pb.CreateMatchRequest(
-        game=pb.GameSpec(game=game_name, players=players, edition=edition),
+        game=pb.GameSpec(game=game_name, players=players, params=game_param_texts(param_texts, edition=edition)),
         seats=[name.strip() for name in seats.split(",") if name.strip()],
         seed=seed,
     )

@@ -148,3 +148,26 @@ def to_dict(message: Message) -> dict[str, Any]:
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, indent=2))
+
+
+def game_param_option(command: Command) -> Command:
+    """--param NAME=VALUE (repeatable): a parameter the game declares (`arena games` lists them)."""
+    return click.option(
+        "--param",
+        "param_texts",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="A game parameter, repeatable; `arena games` lists each game's (e.g. edition=de, scenario=temple).",
+    )(command)
+
+
+def game_param_texts(param_texts: tuple[str, ...], **shorthands: str | None) -> dict[str, str]:
+    """The game parameters as text, from --param NAME=VALUE and the shorthand options given."""
+    texts: dict[str, str] = {}
+    for setting in param_texts:
+        name, sep, value = setting.partition("=")
+        if not sep or not name.strip():
+            raise UsageProblem(f"--param {setting!r}: write NAME=VALUE, e.g. --param edition=de")
+        texts[name.strip()] = value.strip()
+    texts.update({name: value for name, value in shorthands.items() if value})
+    return texts

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.options import Token, call, connection_options
+from arena.cli.options import Token, call, connection_options, game_param_option, game_param_texts
 from arena.cli.output import console, print_tournament
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def tournament() -> None:
 
 @tournament.command("create")
 @click.argument("name")
-@click.option("--game", "game_name", required=True, help="friday13, amigo13 or board13.")
+@click.option("--game", "game_name", required=True, help="The game (`arena games` lists them).")
 @click.option(
     "--format",
     "format_name",
@@ -58,7 +58,8 @@ def tournament() -> None:
 @click.option("--rated", is_flag=True, help="Results also change the ladder ratings.")
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option("--hero", default="", help="The gauntlet's hero (one of the entrants).")
-@click.option("--edition", default="", help="friday13 edition: en (the default) or de.")
+@click.option("--edition", default="", help="Shorthand for --param edition=E (friday13: en, the default, or de).")
+@game_param_option
 @connection_options(Token.OWNER)
 def tournament_create(
     name: str,
@@ -73,6 +74,7 @@ def tournament_create(
     seed: str,
     hero: str,
     edition: str,
+    param_texts: tuple[str, ...],
     connection: Connection,
 ) -> None:
     """Create tournament NAME and queue its matches; prints how many."""
@@ -83,7 +85,7 @@ def tournament_create(
 
     spec = api_pb.TournamentSpec(
         name=name,
-        game=pb.GameSpec(game=game_name, edition=edition),
+        game=pb.GameSpec(game=game_name, params=game_param_texts(param_texts, edition=edition)),
         format=TOURNAMENT_FORMATS[TournamentFormat(format_name)],
         entrants=[entrant.strip() for entrant in entrants.split(",") if entrant.strip()],
         table_size=table_size,
