@@ -198,7 +198,7 @@ async def set_up(api: Any, hosted: dict[str, Path]) -> tuple[str, str]:
         l0 = l0 or token
     for name, folder in hosted.items():
         reply = await api.SubmitBot(submit_requests(name, folder), metadata=bearer(owner))
-        if reply.version.status != "ok":
+        if reply.version.status != api_pb.HOSTED_VERSION_STATUS_OK:
             raise RuntimeError(f"{name} failed validation: {reply.version.reason}\n{reply.stderr_tail}")
     return owner, l0
 

@@ -23,6 +23,7 @@ from arena.app import ServerConfig, running
 from arena.hosted.package import pack
 from arena.node.submissions import ValidationConfig, submit
 from arena.store import open_redis
+from arena.store.hosted import HostedStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,7 +44,7 @@ async def main(runs: int) -> None:
                 done = await submit(
                     arena.store, "bench", name, "friday13", command, pack(folder).data, ValidationConfig()
                 )
-                assert done.version.status == "ok", done
+                assert done.version.status == HostedStatus.OK, done
                 times = []
                 for _ in range(runs):
                     while arena.sessions.of_bot(name):  # the previous run is still being stopped

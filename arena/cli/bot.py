@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.options import Token, call, connection_options, fail, json_option, print_json, to_dict
+from arena.cli.options import Token, call, connection_options, enum_word, fail, json_option, print_json, to_dict
 from arena.cli.output import console, when
 
 if TYPE_CHECKING:
@@ -155,12 +155,13 @@ def bot_submit(name: str, game: str, folder: Path, run_command: str, connection:
         print_json(to_dict(reply))
         return
     version = reply.version
+    ok = version.status == api_pb.HOSTED_VERSION_STATUS_OK
     print(f"bot {name} version {version.version} ({package.files} files, sha256 {version.sha256[:12]}): "
-          f"{version.status}{': ' + version.reason if version.reason else ''}")  # fmt: skip
-    if version.status != "ok" and reply.stderr_tail:
+          f"{enum_word(api_pb.HostedVersionStatus, version.status)}{': ' + version.reason if version.reason else ''}")  # fmt: skip
+    if not ok and reply.stderr_tail:
         print("the end of its stderr:")
         print(_tail(reply.stderr_tail))
-    if version.status != "ok":
+    if not ok:
         sys.exit(1)
 
 
@@ -188,7 +189,7 @@ def bot_logs(name: str, runs: int, connection: Connection, as_json: bool) -> Non
     for column in ("version", "uploaded", "status", "run", "sha256", "reason"):
         table.add_column(column)
     for version in reply.versions:
-        table.add_row(str(version.version), when(version.created_ms), version.status, version.run,
+        table.add_row(str(version.version), when(version.created_ms), enum_word(api_pb.HostedVersionStatus, version.status), version.run,
                       version.sha256[:12], version.reason)  # fmt: skip
     console().print(table)
     for run in reply.runs:

@@ -38,6 +38,7 @@ from arena.node.ladder import LadderConfig, default_sizes
 from arena.node.submissions import ValidationConfig
 from arena.node.tournaments import create_tournament, live_table
 from arena.store import NameTaken, Store, open_redis
+from arena.store.hosted import HostedStatus
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.tournaments import TournamentStore
 from arena.tournaments import TournamentSpec, TournamentTable
@@ -137,7 +138,7 @@ async def submit_hosted(store: Store, note: Callable[[str], None]) -> list[str]:
     package = pack(SAMPLE_BOTS / "python")
     done = await hosted_api.submit(store, OWNER, HOSTED_BOT, "friday13", "python heuristic_bot.py", package.data,
                                    ValidationConfig())  # fmt: skip
-    if done.version.status != "ok":
+    if done.version.status != HostedStatus.OK:
         note(f"demo: the hosted bot is left out: {done.version.reason}")
         return []
     note(f"demo: {HOSTED_BOT} uploaded (version {done.version.version}); the arena runs it in its sandbox")

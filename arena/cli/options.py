@@ -141,9 +141,39 @@ def call(connection: Connection, work: Callable[[ArenaClient], Awaitable[Result]
 
 
 def to_dict(message: Message) -> dict[str, Any]:
+    """A reply as JSON for scripts; enum values are the words people read ("ok", "hosted", "normal")."""
     from google.protobuf.json_format import MessageToDict
 
-    return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    data = MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    return _enum_words(message.DESCRIPTOR, data)
+
+
+def enum_word(enum: Any, value: int) -> str:
+    """A wire enum's value as the word people read: HOSTED_VERSION_STATUS_OK of HostedVersionStatus is
+    "ok"; a value the enum does not know is "unspecified"."""
+    names = {number: name for name, number in enum.items()}
+    prefix = str(names[0]).removesuffix("UNSPECIFIED")
+    return str(names.get(value, names[0])).removeprefix(prefix).lower().replace("_", "-")
+
+
+def _enum_words(descriptor: Any, data: dict[str, Any]) -> dict[str, Any]:
+    for field in descriptor.fields:
+        if field.name not in data:
+            continue
+        value = data[field.name]
+        repeated = isinstance(value, list)
+        if field.enum_type is not None:
+            prefix = field.enum_type.values[0].name.removesuffix("UNSPECIFIED")
+
+            def word(name: str, prefix: str = prefix) -> str:
+                return name.removeprefix(prefix).lower().replace("_", "-")
+
+            data[field.name] = [word(item) for item in value] if repeated else word(value)
+        elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
+            items = value if repeated else [value]
+            for item in items:
+                _enum_words(field.message_type, item)
+    return data
 
 
 def print_json(data: Any) -> None:

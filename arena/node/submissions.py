@@ -21,12 +21,17 @@ from arena.hosted.package import MAX_BYTES, PackageError, inspect, megabytes
 from arena.match import Clock
 from arena.node.work import submit_match
 from arena.store import NotFound, Principal, Store, StoreError
-from arena.store.hosted import HostedRun, HostedStore, HostedVersion, NotYourBot
+from arena.store.hosted import HostedRun, HostedStatus, HostedStore, HostedVersion, NotYourBot
 from arena.store.ratings import RatingStore
 from arena.store.work import WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 
 VALIDATION_OPPONENT = "builtin:random"
+HOSTED_STATUSES = {
+    HostedStatus.VALIDATING: api_pb.HOSTED_VERSION_STATUS_VALIDATING,
+    HostedStatus.OK: api_pb.HOSTED_VERSION_STATUS_OK,
+    HostedStatus.FAILED: api_pb.HOSTED_VERSION_STATUS_FAILED,
+}
 
 
 @dataclass(frozen=True)
@@ -144,7 +149,7 @@ def version_pb(version: HostedVersion) -> api_pb.HostedVersion:
         sha256=version.sha256,
         size_bytes=version.size,
         run=version.run,
-        status=version.status,
+        status=HOSTED_STATUSES[version.status],
         reason=version.reason,
         created_ms=version.created_ms,
         validation_match_id=version.match_id,

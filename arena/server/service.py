@@ -37,7 +37,7 @@ from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
 from arena.store.ratings import RatingStore
-from arena.store.store import NAME_PATTERN, BotRecord
+from arena.store.store import NAME_PATTERN, BotKind, BotRecord
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -46,6 +46,7 @@ from arena.wire import convert
 
 log = logging.getLogger(__name__)
 
+BOT_KINDS = {BotKind.REMOTE: api_pb.BOT_KIND_REMOTE, BotKind.HOSTED: api_pb.BOT_KIND_HOSTED}
 HELLO_TIMEOUT = 10.0
 """Seconds a new stream has to send its Hello."""
 MAX_LIST = 500
@@ -388,7 +389,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         return api_pb.BotInfo(
             name=bot.name,
             owner=bot.owner,
-            kind=bot.kind,
+            kind=BOT_KINDS[bot.kind],
             language=bot.language,
             games=bot.games,
             description=bot.description,

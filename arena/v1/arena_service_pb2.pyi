@@ -8,6 +8,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class BotKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_KIND_UNSPECIFIED: _ClassVar[BotKind]
+    BOT_KIND_REMOTE: _ClassVar[BotKind]
+    BOT_KIND_HOSTED: _ClassVar[BotKind]
+
 class TournamentFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TOURNAMENT_FORMAT_UNSPECIFIED: _ClassVar[TournamentFormat]
@@ -22,6 +28,16 @@ class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOURNAMENT_STATUS_FINISHED: _ClassVar[TournamentStatus]
     TOURNAMENT_STATUS_FINISHED_WITH_ABORTS: _ClassVar[TournamentStatus]
     TOURNAMENT_STATUS_CANCELLED: _ClassVar[TournamentStatus]
+
+class HostedVersionStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    HOSTED_VERSION_STATUS_UNSPECIFIED: _ClassVar[HostedVersionStatus]
+    HOSTED_VERSION_STATUS_VALIDATING: _ClassVar[HostedVersionStatus]
+    HOSTED_VERSION_STATUS_OK: _ClassVar[HostedVersionStatus]
+    HOSTED_VERSION_STATUS_FAILED: _ClassVar[HostedVersionStatus]
+BOT_KIND_UNSPECIFIED: BotKind
+BOT_KIND_REMOTE: BotKind
+BOT_KIND_HOSTED: BotKind
 TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat
 TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat
 TOURNAMENT_FORMAT_GAUNTLET: TournamentFormat
@@ -31,6 +47,10 @@ TOURNAMENT_STATUS_RUNNING: TournamentStatus
 TOURNAMENT_STATUS_FINISHED: TournamentStatus
 TOURNAMENT_STATUS_FINISHED_WITH_ABORTS: TournamentStatus
 TOURNAMENT_STATUS_CANCELLED: TournamentStatus
+HOSTED_VERSION_STATUS_UNSPECIFIED: HostedVersionStatus
+HOSTED_VERSION_STATUS_VALIDATING: HostedVersionStatus
+HOSTED_VERSION_STATUS_OK: HostedVersionStatus
+HOSTED_VERSION_STATUS_FAILED: HostedVersionStatus
 
 class CreateOwnerRequest(_message.Message):
     __slots__ = ("name",)
@@ -90,13 +110,13 @@ class BotInfo(_message.Message):
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
-    kind: str
+    kind: BotKind
     language: str
     games: _containers.RepeatedScalarFieldContainer[str]
     description: str
     created_ms: int
     connected: bool
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., kind: _Optional[str] = ..., language: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., created_ms: _Optional[int] = ..., connected: _Optional[bool] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., kind: _Optional[_Union[BotKind, str]] = ..., language: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., created_ms: _Optional[int] = ..., connected: _Optional[bool] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
     __slots__ = ("owner",)
@@ -530,11 +550,11 @@ class HostedVersion(_message.Message):
     sha256: str
     size_bytes: int
     run: str
-    status: str
+    status: HostedVersionStatus
     reason: str
     created_ms: int
     validation_match_id: str
-    def __init__(self, version: _Optional[int] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ..., run: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_ms: _Optional[int] = ..., validation_match_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, version: _Optional[int] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ..., run: _Optional[str] = ..., status: _Optional[_Union[HostedVersionStatus, str]] = ..., reason: _Optional[str] = ..., created_ms: _Optional[int] = ..., validation_match_id: _Optional[str] = ...) -> None: ...
 
 class SubmitBotResponse(_message.Message):
     __slots__ = ("version", "stderr_tail")

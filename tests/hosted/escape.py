@@ -214,7 +214,7 @@ class Scene:
         forfeited nor struck."""
         reply = await self.submitted(name, attack)
         runs = [await self.run_of(name, reply.version.validation_match_id, context=str(reply))]
-        assert reply.version.status == "ok", (
+        assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_OK, (
             f"{name} failed validation, so it cannot be seated: {reply.version.reason}\n{reply.stderr_tail[-3000:]}"
         )
         normal = f"normal-{name}"

@@ -17,6 +17,7 @@ import signal
 
 import pytest
 
+from arena.v1 import arena_service_pb2 as api_pb
 from tests.hosted.escape import DISK_BOUND, MIB, Scene, marked, planted
 from tests.hosted.escape import scene_fixture as scene_fixture  # the `scene` fixture
 
@@ -50,7 +51,7 @@ async def test_a_data_directory_inside_the_runtime_is_out_of_sight(scene: Scene)
 async def test_a_bot_cannot_read_other_bots_tokens_or_directories(scene: Scene) -> None:
     # A second hosted bot at the table, started before the hostile one: its process, token and directory are up.
     peer = await scene.submitted("peer", "none")
-    assert peer.version.status == "ok", peer
+    assert peer.version.status == api_pb.HOSTED_VERSION_STATUS_OK, peer
     played = await scene.escape("tokens", peers=("peer",))
     played.assert_refused(("other tokens", "other workdirs"))
 

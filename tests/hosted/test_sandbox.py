@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.hosted.conftest import host_processes, logs, misbehaving, submit
 from tests.server.conftest import Arena
@@ -17,7 +18,7 @@ async def test_a_hosted_bot_cannot_open_a_tcp_connection(arena: Arena, tmp_path:
     owner = await arena.owner()
     await arena.bot(owner, "netty")
     reply = await submit(arena, owner, "netty", misbehaving(tmp_path / "netty", f"tcp {arena.server.port}"))
-    assert reply.version.status == "ok", reply
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_OK, reply
     assert "tcp: blocked" in reply.stderr_tail
     assert "tcp: connected" not in reply.stderr_tail
 
@@ -40,7 +41,7 @@ async def test_a_bot_past_its_memory_limit_is_stopped_and_forfeits(arena: Arena,
     owner = await arena.owner()
     await arena.bot(owner, "hog")
     reply = await submit(arena, owner, "hog", misbehaving(tmp_path / "hog", "hog"))
-    assert reply.version.status == "failed"
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_FAILED
     assert "forfeited" in reply.version.reason
     assert "MemoryError" in reply.stderr_tail
     await forfeited_but_finished(arena, reply.version.validation_match_id)
@@ -51,7 +52,7 @@ async def test_a_fork_bomb_is_contained_stopped_and_forfeits(arena: Arena, tmp_p
     await arena.bot(owner, "forky")
     cgroups = set(Path("/sys/fs/cgroup/pids").glob("arena-hosted-*"))
     reply = await submit(arena, owner, "forky", misbehaving(tmp_path / "forky", "fork"))
-    assert reply.version.status == "failed"
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_FAILED
     assert "Resource temporarily unavailable" in reply.stderr_tail
     await forfeited_but_finished(arena, reply.version.validation_match_id)
     assert set(Path("/sys/fs/cgroup/pids").glob("arena-hosted-*")) <= cgroups, "its processes and cgroup are gone"
@@ -61,7 +62,7 @@ async def test_a_bot_that_never_exits_is_killed_at_match_end(arena: Arena, tmp_p
     owner = await arena.owner()
     await arena.bot(owner, "stayer")
     reply = await submit(arena, owner, "stayer", misbehaving(tmp_path / "stayer", "linger"))
-    assert reply.version.status == "ok", reply
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_OK, reply
     run = (await logs(arena, owner, "stayer")).runs[0]
     assert run.ending == "stopped at the end of its matches"
     assert run.match_ids == [reply.version.validation_match_id]
@@ -74,7 +75,7 @@ async def test_a_bot_that_never_answers_fails_validation(arena: Arena, tmp_path:
     owner = await arena.owner()
     await arena.bot(owner, "quiet")
     reply = await submit(arena, owner, "quiet", misbehaving(tmp_path / "quiet", "silent"))
-    assert reply.version.status == "failed"
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_FAILED
     assert "did not answer in time" in reply.version.reason
 
 
@@ -82,7 +83,7 @@ async def test_a_bot_that_crashes_before_connecting_fails_and_shows_its_stderr(a
     owner = await arena.owner()
     await arena.bot(owner, "crashy")
     reply = await submit(arena, owner, "crashy", misbehaving(tmp_path / "crashy", "crash"))
-    assert reply.version.status == "failed"
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_FAILED
     assert "never connected" in reply.version.reason
     assert "crash: no luck today" in reply.stderr_tail
     run = (await logs(arena, owner, "crashy")).runs[0]
@@ -93,6 +94,6 @@ async def test_a_bot_that_never_connects_is_stopped_and_fails(arena: Arena, tmp_
     owner = await arena.owner()
     await arena.bot(owner, "mute")
     reply = await submit(arena, owner, "mute", misbehaving(tmp_path / "mute", "mute"))
-    assert reply.version.status == "failed"
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_FAILED
     run = (await logs(arena, owner, "mute")).runs[0]
     assert run.ending == "never connected"

@@ -12,7 +12,7 @@ from arena.games import Termination
 from arena.hosted.package import pack
 from arena.ratings import ResultRecord
 from arena.store import keys
-from arena.store.hosted import HostedStore
+from arena.store.hosted import HostedStatus, HostedStore
 from arena.store.ratings import RatingStore
 from arena.store.store import BotKind
 from arena.v1 import arena_service_pb2 as api_pb
@@ -29,7 +29,7 @@ async def test_a_second_submit_is_version_2_with_history_kept_and_sigma_widened(
     owner = await arena.owner()
     await arena.bot(owner, "sampler")
     first = await submit(arena, owner, "sampler", REPO / "sample_bots" / "python", "python random_bot.py")
-    assert (first.version.version, first.version.status) == (1, "ok")
+    assert (first.version.version, first.version.status) == (1, api_pb.HOSTED_VERSION_STATUS_OK)
     ratings = RatingStore(arena.server.store.redis)
     await ratings.apply(
         "friday13", ResultRecord("m-old", ("sampler", "builtin:random"), (1, 9), (1, 2), Termination.NORMAL)
@@ -37,7 +37,7 @@ async def test_a_second_submit_is_version_2_with_history_kept_and_sigma_widened(
     before = (await ratings.ratings("friday13", ["sampler"]))["sampler"]
 
     second = await submit(arena, owner, "sampler", REPO / "sample_bots" / "python", "python heuristic_bot.py")
-    assert (second.version.version, second.version.status) == (2, "ok")
+    assert (second.version.version, second.version.status) == (2, api_pb.HOSTED_VERSION_STATUS_OK)
     after = (await ratings.ratings("friday13", ["sampler"]))["sampler"]
     assert after.mu == before.mu and after.games == before.games
     assert after.sigma > before.sigma
@@ -46,7 +46,7 @@ async def test_a_second_submit_is_version_2_with_history_kept_and_sigma_widened(
     assert [v.version for v in seen.versions] == [2, 1]
     assert [v.run for v in seen.versions] == ["python heuristic_bot.py", "python random_bot.py"]
     bots = await arena.api.ListBots(api_pb.ListBotsRequest())
-    assert [(bot.name, bot.kind) for bot in bots.bots] == [("sampler", "hosted")]
+    assert [(bot.name, bot.kind) for bot in bots.bots] == [("sampler", api_pb.BOT_KIND_HOSTED)]
 
 
 async def test_a_failed_version_leaves_the_last_working_one_playing(arena: Arena, tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ async def test_a_failed_version_leaves_the_last_working_one_playing(arena: Arena
     await arena.bot(owner, "steady")
     await submit(arena, owner, "steady", misbehaving(tmp_path / "good", "linger"))
     failed = await submit(arena, owner, "steady", misbehaving(tmp_path / "bad", "crash"))
-    assert (failed.version.version, failed.version.status) == (2, "failed")
+    assert (failed.version.version, failed.version.status) == (2, api_pb.HOSTED_VERSION_STATUS_FAILED)
     active = await HostedStore(arena.server.store.redis).active("steady")
     assert active is not None and active.version == 1
 
@@ -67,7 +67,7 @@ async def test_a_broken_version_fails_even_with_a_remote_copy_of_the_bot_connect
     # The owner runs a working copy of the bot with its own token: validation must not seat it.
     remote = await arena.connect(RandomBot, token)
     failed = await submit(arena, owner, "twin", misbehaving(tmp_path / "broken", "crash"))
-    assert (failed.version.version, failed.version.status) == (1, "failed")
+    assert (failed.version.version, failed.version.status) == (1, api_pb.HOSTED_VERSION_STATUS_FAILED)
     assert "never connected" in failed.version.reason
     assert "crash: no luck today" in failed.stderr_tail
     summary, _ = await arena.finished(failed.version.validation_match_id)
@@ -80,18 +80,18 @@ async def test_a_version_plays_nothing_but_its_validation_until_it_passes(arena:
     owner = await arena.owner()
     await arena.bot(owner, "careful")
     first = await submit(arena, owner, "careful", misbehaving(tmp_path / "v1", "linger"))
-    assert (first.version.version, first.version.status) == (1, "ok")
+    assert (first.version.version, first.version.status) == (1, api_pb.HOSTED_VERSION_STATUS_OK)
     hosted = HostedStore(arena.server.store.redis)
     package = pack(tmp_path / "v1")
     second = await hosted.add_version("careful", package.sha256, package.data, "python bot.py")
-    assert second.status == "validating"
+    assert second.status == HostedStatus.VALIDATING
     active = await hosted.active("careful")
     assert active is not None and active.version == 1, "an upload under validation does not play"
     await hosted.finish_validation("careful", second.version, "it crashed")
     active = await hosted.active("careful")
     assert active is not None and active.version == 1, "nor does it after failing"
     third = await submit(arena, owner, "careful", misbehaving(tmp_path / "v3", "linger"))
-    assert (third.version.version, third.version.status) == (3, "ok")
+    assert (third.version.version, third.version.status) == (3, api_pb.HOSTED_VERSION_STATUS_OK)
     active = await hosted.active("careful")
     assert active is not None and active.version == 3, "a version that passes plays from then on"
 
@@ -103,7 +103,7 @@ async def test_the_node_sample_bot_runs_hosted(arena: Arena, tmp_path: Path, nod
     owner = await arena.owner()
     await arena.bot(owner, "nodey")
     reply = await submit(arena, owner, "nodey", folder, "node bot.js")
-    assert reply.version.status == "ok", (reply.version.reason, reply.stderr_tail)
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_OK, (reply.version.reason, reply.stderr_tail)
 
 
 async def call_error(arena: Arena, token: str | None, stream: list[api_pb.SubmitBotRequest]) -> grpc.aio.AioRpcError:
