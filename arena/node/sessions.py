@@ -148,10 +148,10 @@ class Session:
             self._outbox.append(message)
             self._wake.set()
 
-    def error(self, code: int, text: str, match_id: str = "", request_id: int = 0) -> None:
+    def error(self, code: bot_pb.ErrorCode, text: str, match_id: str = "", request_id: int = 0) -> None:
         self.send(
             bot_pb.ConnectResponse(
-                error=bot_pb.Error(code=code, message=text, match_id=match_id, request_id=request_id)  # type: ignore[arg-type]
+                error=bot_pb.Error(code=code, message=text, match_id=match_id, request_id=request_id)
             )
         )
 

@@ -101,9 +101,8 @@ class Scenario:
     @cached_property
     def monuments(self) -> tuple[int, int]:
         """How many partisan monuments each side starts with."""
-        return tuple(  # type: ignore[return-value]
-            sum(1 for code in self.board if code & MONUMENT and code & OWNER == bit) for bit in (1, 2)
-        )
+        first, second = (sum(1 for code in self.board if code & MONUMENT and code & OWNER == bit) for bit in (1, 2))
+        return first, second
 
     def to_dict(self) -> dict[str, Any]:
         """The scenario as the TOML file would hold it (JSON-ready); `scenario_from_dict` reads it back."""
