@@ -54,8 +54,14 @@ def _bots_table(bots: Any) -> Table:
     for column in ("bot", "owner", "language", "games", "connected", "registered"):
         table.add_column(column)
     for info in bots:
-        table.add_row(info.name, info.owner, info.language or "-", ", ".join(info.games),
-                      "yes" if info.connected else "no", when(info.created_ms))  # fmt: skip
+        table.add_row(
+            info.name,
+            info.owner,
+            info.language or "-",
+            ", ".join(info.games),
+            "yes" if info.connected else "no",
+            when(info.created_ms),
+        )
     return table
 
 
@@ -108,8 +114,14 @@ def bot_show(name: str, connection: Connection, as_json: bool) -> None:
         if point is None:
             table.add_row(game, "-", "-", "-", "0", "-")
         else:
-            table.add_row(game, f"{point.mu:.2f}", f"{point.sigma:.2f}", f"{point.conservative:.2f}",
-                          str(point.games), point.match_id)  # fmt: skip
+            table.add_row(
+                game,
+                f"{point.mu:.2f}",
+                f"{point.sigma:.2f}",
+                f"{point.conservative:.2f}",
+                str(point.games),
+                point.match_id,
+            )
     console().print(table)
 
 
@@ -156,8 +168,10 @@ def bot_submit(name: str, game: str, folder: Path, run_command: str, connection:
         return
     version = reply.version
     ok = version.status == api_pb.HOSTED_VERSION_STATUS_OK
-    print(f"bot {name} version {version.version} ({package.files} files, sha256 {version.sha256[:12]}): "
-          f"{enum_word(api_pb.HostedVersionStatus, version.status)}{': ' + version.reason if version.reason else ''}")  # fmt: skip
+    print(
+        f"bot {name} version {version.version} ({package.files} files, sha256 {version.sha256[:12]}): "
+        f"{enum_word(api_pb.HostedVersionStatus, version.status)}{': ' + version.reason if version.reason else ''}"
+    )
     if not ok and reply.stderr_tail:
         print("the end of its stderr:")
         print(_tail(reply.stderr_tail))
@@ -189,10 +203,18 @@ def bot_logs(name: str, runs: int, connection: Connection, as_json: bool) -> Non
     for column in ("version", "uploaded", "status", "run", "sha256", "reason"):
         table.add_column(column)
     for version in reply.versions:
-        table.add_row(str(version.version), when(version.created_ms), enum_word(api_pb.HostedVersionStatus, version.status), version.run,
-                      version.sha256[:12], version.reason)  # fmt: skip
+        table.add_row(
+            str(version.version),
+            when(version.created_ms),
+            enum_word(api_pb.HostedVersionStatus, version.status),
+            version.run,
+            version.sha256[:12],
+            version.reason,
+        )
     console().print(table)
     for run in reply.runs:
-        print(f"\n-- version {run.version}, {when(run.started_ms)} on {run.node}, matches "
-              f"{', '.join(run.match_ids) or '-'}: {run.ending}")  # fmt: skip
+        print(
+            f"\n-- version {run.version}, {when(run.started_ms)} on {run.node}, matches "
+            f"{', '.join(run.match_ids) or '-'}: {run.ending}"
+        )
         print(_tail(run.stderr) if run.stderr.strip() else "(no stderr)")

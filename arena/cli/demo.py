@@ -136,8 +136,9 @@ async def submit_hosted(store: Store, note: Callable[[str], None]) -> list[str]:
     with contextlib.suppress(NameTaken):
         await store.register_bot(OWNER, HOSTED_BOT, GAMES, "python", "a sample bot the arena hosts")
     package = pack(SAMPLE_BOTS / "python")
-    done = await hosted_api.submit(store, OWNER, HOSTED_BOT, "friday13", "python heuristic_bot.py", package.data,
-                                   ValidationConfig())  # fmt: skip
+    done = await hosted_api.submit(
+        store, OWNER, HOSTED_BOT, "friday13", "python heuristic_bot.py", package.data, ValidationConfig()
+    )
     if done.version.status != HostedStatus.OK:
         note(f"demo: the hosted bot is left out: {done.version.reason}")
         return []
@@ -161,11 +162,25 @@ def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
     amigo13 at every table of three."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return [
-        TournamentSpec(f"demo-friday13-{stamp}", "friday13", tuple(entrants), table_size=min(4, len(entrants)),
-                       duplicate=not quick, rated=True, seed=stamp),
-        TournamentSpec(f"demo-amigo13-{stamp}", "amigo13", tuple(entrants), table_size=3, duplicate=not quick,
-                       rated=True, seed=stamp),
-    ]  # fmt: skip
+        TournamentSpec(
+            f"demo-friday13-{stamp}",
+            "friday13",
+            tuple(entrants),
+            table_size=min(4, len(entrants)),
+            duplicate=not quick,
+            rated=True,
+            seed=stamp,
+        ),
+        TournamentSpec(
+            f"demo-amigo13-{stamp}",
+            "amigo13",
+            tuple(entrants),
+            table_size=3,
+            duplicate=not quick,
+            rated=True,
+            seed=stamp,
+        ),
+    ]
 
 
 async def run_tournaments(
@@ -270,9 +285,13 @@ async def run_demo(
             rated_before = await rated_results(arena.store)
             started = time.perf_counter()
             with Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                console=console, transient=True,
-            ) as bar:  # fmt: skip
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            ) as bar:
                 tasks = {spec.name: bar.add_task(spec.name, total=spec.total_matches) for spec in specs}
 
                 def progress(done: dict[str, tuple[int, int]]) -> None:
@@ -280,8 +299,10 @@ async def run_demo(
                         bar.update(tasks[name], completed=count)
 
                 tables = await run_tournaments(arena.store, specs, progress)
-            console.print(f"demo: {sum(spec.total_matches for spec in specs)} tournament matches in "
-                          f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+            console.print(
+                f"demo: {sum(spec.total_matches for spec in specs)} tournament matches in "
+                f"{time.perf_counter() - started:.1f} s"
+            )
             for table in tables:
                 if print_tournament is not None:
                     print_tournament(table.to_dict(), table.spec.build_game().score_name)
@@ -321,6 +342,7 @@ def leaderboard_view(game: str, rows: list[LeaderboardRow]) -> Table:
     view.add_column("sigma", justify="right")
     view.add_column("games", justify="right")
     for row in rows:
-        view.add_row(str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
-                     str(row.games))  # fmt: skip
+        view.add_row(
+            str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}", str(row.games)
+        )
     return view

@@ -156,8 +156,13 @@ class Client:
                 if error.code() in FATAL:
                     raise BotRejected(f"the arena refused the bot: {error.details()}") from None
                 self._turn += 1
-                log.info("stream lost (%s: %s); reconnecting to %s in %.1f s", error.code().name, error.details(),
-                         self.addresses[self._turn % len(self.addresses)], delay)  # fmt: skip
+                log.info(
+                    "stream lost (%s: %s); reconnecting to %s in %.1f s",
+                    error.code().name,
+                    error.details(),
+                    self.addresses[self._turn % len(self.addresses)],
+                    delay,
+                )
             if self._stop.is_set():
                 return
             await asyncio.sleep(delay)

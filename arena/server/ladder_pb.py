@@ -12,16 +12,25 @@ from arena.v1 import arena_service_pb2 as api_pb
 
 def leaderboard_row(row: LeaderboardRow) -> api_pb.LeaderboardRow:
     return api_pb.LeaderboardRow(
-        rank=row.rank, bot=row.bot, mu=row.mu, sigma=row.sigma, conservative=row.conservative, games=row.games,
+        rank=row.rank,
+        bot=row.bot,
+        mu=row.mu,
+        sigma=row.sigma,
+        conservative=row.conservative,
+        games=row.games,
         last_played_ms=row.last_ms,
-    )  # fmt: skip
+    )
 
 
 def rating_point(point: HistoryEntry) -> api_pb.RatingPoint:
     return api_pb.RatingPoint(
-        match_id=point.match_id, mu=point.mu, sigma=point.sigma, conservative=point.conservative, games=point.games,
+        match_id=point.match_id,
+        mu=point.mu,
+        sigma=point.sigma,
+        conservative=point.conservative,
+        games=point.games,
         at_ms=round(point.at * 1000),
-    )  # fmt: skip
+    )
 
 
 def queues_response(
@@ -33,11 +42,16 @@ def queues_response(
                 game=game,
                 table_size=sizes.get(game, 0),
                 entries=[
-                    api_pb.QueueEntry(game=game, bot=entry.bot, ticket=entry.ticket, waited_seconds=entry.waited(now),
-                                      since_ms=round(entry.since * 1000))
+                    api_pb.QueueEntry(
+                        game=game,
+                        bot=entry.bot,
+                        ticket=entry.ticket,
+                        waited_seconds=entry.waited(now),
+                        since_ms=round(entry.since * 1000),
+                    )
                     for entry in entries
                 ],
             )
             for game, entries in sorted(queues.items())
         ]
-    )  # fmt: skip
+    )

@@ -369,8 +369,9 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, refusal)
         async with _store_errors(context):
             first, package = await hosted_api.read_upload(request_iterator)
-            done = await hosted_api.submit(self.store, owner.name, first.name, first.game, first.run, package,
-                                           self.hosted.config.validation)  # fmt: skip
+            done = await hosted_api.submit(
+                self.store, owner.name, first.name, first.game, first.run, package, self.hosted.config.validation
+            )
         return api_pb.SubmitBotResponse(version=hosted_api.version_pb(done.version), stderr_tail=done.stderr_tail)
 
     async def GetBotLogs(

@@ -85,18 +85,35 @@ def info_to_pb(view: TournamentView) -> api_pb.TournamentInfo:
         cancelled_by=state.cancelled_by,
     )
     for attempt in progress.aborted_attempts:
-        info.aborted_matches.add(number=attempt.number, match_id=attempt.match_id, attempt=attempt.attempt,
-                                 reason=attempt.reason, rerun_match_id=attempt.rerun)  # fmt: skip
+        info.aborted_matches.add(
+            number=attempt.number,
+            match_id=attempt.match_id,
+            attempt=attempt.attempt,
+            reason=attempt.reason,
+            rerun_match_id=attempt.rerun,
+        )
     for row in table.rows if table is not None else ():
         rating = row.rating
         info.standings.add(
-            bot=row.bot, games=row.games, mean_score=row.mean_score, ci95=row.ci95, wins=row.wins,
-            mean_rank=row.mean_rank, mu=rating.mu if rating else math.nan, sigma=rating.sigma if rating else math.nan,
+            bot=row.bot,
+            games=row.games,
+            mean_score=row.mean_score,
+            ci95=row.ci95,
+            wins=row.wins,
+            mean_rank=row.mean_rank,
+            mu=rating.mu if rating else math.nan,
+            sigma=rating.sigma if rating else math.nan,
             deals=row.deals,
-        )  # fmt: skip
+        )
     for pair in table.pairs if table is not None else ():
-        info.head_to_head.add(first=pair.first, second=pair.second, deals=pair.deals, advantage=pair.advantage.mean,
-                              ci95=pair.advantage.half_width, established=pair.established)  # fmt: skip
+        info.head_to_head.add(
+            first=pair.first,
+            second=pair.second,
+            deals=pair.deals,
+            advantage=pair.advantage.mean,
+            ci95=pair.advantage.half_width,
+            established=pair.established,
+        )
     return info
 
 
@@ -170,8 +187,11 @@ class TournamentRpcs:
         caller = await require(self.store, context, "admin", "owner")
         state = await self._state(request.name, context)
         if caller.kind != "admin" and caller.name != state.created_by:
-            await abort(context, grpc.StatusCode.PERMISSION_DENIED,
-                        f"tournament {request.name!r} was created by {state.created_by!r}: only its creator or the admin may cancel it")  # fmt: skip
+            await abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"tournament {request.name!r} was created by {state.created_by!r}: only its creator or the admin may cancel it",
+            )
         try:
             outcome = await cancel_tournament(self.store, request.name, caller.name)
         except TournamentError as error:
