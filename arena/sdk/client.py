@@ -28,6 +28,7 @@ from arena.match.seats import MatchInfo
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
 from arena.wire import convert
+from arena.wire.address import DEFAULT_SERVER
 
 log = logging.getLogger("arena.sdk")
 
@@ -262,9 +263,9 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "") -> argp
     parser = argparse.ArgumentParser(description=description or "A bot for Thirteen Arena.")
     parser.add_argument(
         "--server",
-        default=os.environ.get("ARENA_SERVER", "127.0.0.1:50051"),
+        default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER),
         help="HOST:PORT of the arena, or of several nodes comma-separated: a lost stream moves on to the next "
-        "(env ARENA_SERVER; default 127.0.0.1:50051)",
+        f"(env ARENA_SERVER; default {DEFAULT_SERVER})",
     )
     parser.add_argument(
         "--token", default=os.environ.get("ARENA_TOKEN"), help="the bot's token from RegisterBot (env ARENA_TOKEN)"
