@@ -51,10 +51,13 @@ async def test_a_sweep_removes_empty_leftover_groups_but_not_busy_or_young_ones(
     stale, busy = made.create(LIMITS), made.create(LIMITS)
     sleeper = subprocess.Popen(["sh", "-c", f"{enter(busy)} && exec sleep 300"])
     try:
-        for _ in range(200):
+        # On a loaded machine the shell may take seconds to start and enter the group; sweeping
+        # before it has would find the busy group empty.
+        for _ in range(1500):
             if busy.pids():
                 break
             await asyncio.sleep(0.01)
+        assert busy.pids(), "the sleeper entered its group"
         cgroups.sweep(made)
         assert all(folder.exists() for folder in stale.folders.values()), "a young empty group stays"
         cgroups.sweep(made, older_than=-1)
