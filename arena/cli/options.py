@@ -141,11 +141,12 @@ def call(connection: Connection, work: Callable[[ArenaClient], Awaitable[Result]
 
 
 def to_dict(message: Message) -> dict[str, Any]:
-    """A reply as JSON for scripts; enum values are the words people read ("ok", "hosted", "normal")."""
+    """A reply as JSON for scripts: the protocol's field names, enum values as the words people read
+    ("ok", "hosted", "normal"), and 64-bit numbers as numbers (protobuf's JSON writes them as text)."""
     from google.protobuf.json_format import MessageToDict
 
     data = MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
-    return _enum_words(message.DESCRIPTOR, data)
+    return _readable(message.DESCRIPTOR, data)
 
 
 def enum_word(enum: Any, value: int) -> str:
@@ -156,7 +157,10 @@ def enum_word(enum: Any, value: int) -> str:
     return str(names.get(value, names[0])).removeprefix(prefix).lower().replace("_", "-")
 
 
-def _enum_words(descriptor: Any, data: dict[str, Any]) -> dict[str, Any]:
+def _readable(descriptor: Any, data: dict[str, Any]) -> dict[str, Any]:
+    from google.protobuf.descriptor import FieldDescriptor
+
+    wide = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
     for field in descriptor.fields:
         if field.name not in data:
             continue
@@ -169,10 +173,11 @@ def _enum_words(descriptor: Any, data: dict[str, Any]) -> dict[str, Any]:
                 return name.removeprefix(prefix).lower().replace("_", "-")
 
             data[field.name] = [word(item) for item in value] if repeated else word(value)
+        elif field.cpp_type in wide:
+            data[field.name] = [int(item) for item in value] if repeated else int(value)
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
-            items = value if repeated else [value]
-            for item in items:
-                _enum_words(field.message_type, item)
+            for item in value if repeated else [value]:
+                _readable(field.message_type, item)
     return data
 
 

@@ -1,4 +1,4 @@
-"""The CLI's JSON shows enum values as words, at any depth, and leaves other fields alone."""
+"""The CLI's JSON shows enum values as words and 64-bit numbers as numbers, at any depth."""
 
 from __future__ import annotations
 
@@ -23,6 +23,12 @@ def test_enum_values_are_words_in_nested_and_repeated_messages() -> None:
     assert (summary["match_id"], summary["termination"]) == ("m1", "forfeit")
     status = api_pb.TournamentInfo(status=api_pb.TOURNAMENT_STATUS_FINISHED_WITH_ABORTS)
     assert to_dict(status)["status"] == "finished-with-aborts"
+
+
+def test_64_bit_numbers_are_numbers_not_text() -> None:
+    shown = to_dict(api_pb.GetBotLogsResponse(versions=[api_pb.HostedVersion(version=1, created_ms=1795459463338)]))
+    assert shown["versions"][0]["created_ms"] == 1795459463338
+    assert to_dict(api_pb.HostedVersion(size_bytes=2**40))["size_bytes"] == 2**40
 
 
 def test_enum_word_reads_a_value_the_enum_does_not_know_as_unspecified() -> None:
