@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.options import Token, call, connection_options, enum_word, fail, json_option, print_json, to_dict
-from arena.cli.output import console, when
+from arena.cli.output import console, counted, when
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -169,7 +169,7 @@ def bot_submit(name: str, game: str, folder: Path, run_command: str, connection:
     version = reply.version
     ok = version.status == api_pb.HOSTED_VERSION_STATUS_OK
     print(
-        f"bot {name} version {version.version} ({package.files} files, sha256 {version.sha256[:12]}): "
+        f"bot {name} version {version.version} ({counted(package.files, 'file')}, sha256 {version.sha256[:12]}): "
         f"{enum_word(api_pb.HostedVersionStatus, version.status)}{': ' + version.reason if version.reason else ''}"
     )
     if not ok and reply.stderr_tail:

@@ -22,6 +22,11 @@ def console() -> Console:
     return Console()
 
 
+def counted(number: int, thing: str, plural: str = "") -> str:
+    """ "1 match", "2 matches": a count with its noun in the right number."""
+    return f"{number} {thing if number == 1 else plural or thing + 's'}"
+
+
 def when(ms: int) -> str:
     """A stored time in milliseconds as UTC text; "-" for none."""
     if not ms:
@@ -91,7 +96,7 @@ def standings_view(title: str, score_name: str) -> Table:
 
 
 def print_standings(game: str, score_name: str, table: list[Standing], matches: int, elapsed: float) -> None:
-    view = standings_view(f"{game}: {matches} matches", score_name)
+    view = standings_view(f"{game}: {counted(matches, 'match', 'matches')}", score_name)
     for place, row in enumerate(table, start=1):
         view.add_row(
             str(place),
@@ -102,12 +107,14 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
             f"{row.mean_rank:.2f}",
         )
     console().print(view)
-    console().print(f"{matches} matches in {elapsed:.2f} s ({matches / max(elapsed, 1e-9):.1f} matches/s)")
+    console().print(
+        f"{counted(matches, 'match', 'matches')} in {elapsed:.2f} s ({matches / max(elapsed, 1e-9):.1f} matches/s)"
+    )
 
 
 def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None:
     """A tournament's standings as a table; `table` is `TournamentTable.to_dict()`."""
-    title = f"{table['tournament']}: {table['game']} {table['format']}, {table['done']}/{table['total']} matches"
+    title = f"{table['tournament']}: {table['game']} {table['format']}, {table['done']}/{counted(table['total'], 'match', 'matches')}"
     if "status_text" in table:
         title += f", {table['status_text']}"
     view = standings_view(title, score_name)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.options import Token, call, connection_options, game_param_option, game_param_texts
-from arena.cli.output import console, print_tournament
+from arena.cli.output import console, counted, print_tournament
 
 if TYPE_CHECKING:
     from arena.client import ArenaClient, Connection
@@ -60,6 +60,7 @@ def tournament() -> None:
 @click.option("--hero", default="", help="The gauntlet's hero (one of the entrants).")
 @click.option("--edition", default="", help="Shorthand for --param edition=E (friday13: en, the default, or de).")
 @game_param_option
+@click.option("--json", "as_json", is_flag=True, help="Print the new tournament as JSON (as `tournament show`).")
 @connection_options(Token.OWNER)
 def tournament_create(
     name: str,
@@ -75,6 +76,7 @@ def tournament_create(
     hero: str,
     edition: str,
     param_texts: tuple[str, ...],
+    as_json: bool,
     connection: Connection,
 ) -> None:
     """Create tournament NAME and queue its matches; prints how many."""
@@ -97,7 +99,10 @@ def tournament_create(
         hero=hero,
     )
     response = call(connection, lambda arena: arena.create_tournament(api_pb.CreateTournamentRequest(spec=spec)))
-    print(f"tournament {name}: {response.tournament.total} matches queued")
+    if as_json:
+        print(json.dumps(info_dict(response.tournament), indent=2))
+        return
+    print(f"tournament {name}: {counted(response.tournament.total, 'match', 'matches')} queued")
 
 
 @tournament.command("run")
@@ -210,7 +215,7 @@ def tournament_cancel(name: str, connection: Connection) -> None:
         print(f"tournament {name}: cancelled already")
         return
     print(
-        f"tournament {name}: cancelled; {response.cancelled} matches will not start, {response.running} still running"
+        f"tournament {name}: cancelled; {counted(response.cancelled, 'match', 'matches')} will not start, {response.running} still running"
     )
 
 
@@ -306,7 +311,7 @@ def waiting_note(row: dict[str, Any]) -> str:
     if row["waiting_for"]:
         notes.append(f"waiting for {', '.join(row['waiting_for'])} (registered, not connected to any node)")
     if row["rerunning"]:
-        notes.append(f"re-running {row['rerunning']} aborted matches")
+        notes.append(f"re-running {counted(row['rerunning'], 'aborted match', 'aborted matches')}")
     return "; ".join(notes)
 
 

@@ -86,6 +86,35 @@ def test_a_tournament_is_created_run_to_the_end_shown_and_listed(server: str) ->
     assert all(row["games"] == 2 and row["mu"] is not None for row in data["standings"])
     listed = arena("tournament", "list", "--json", server=server)
     assert [(t["tournament"], t["done"]) for t in json.loads(listed.stdout)] == [("cli-cup", 2)]
+    single = arena(
+        "tournament",
+        "create",
+        "one-cup",
+        "--game",
+        "friday13",
+        "--entrants",
+        "builtin:random,builtin:mc,builtin:heuristic",
+        "--table-size",
+        "3",
+        "--json",
+        server=server,
+    )
+    assert single.returncode == 0, single.stderr
+    made = json.loads(single.stdout)
+    assert (made["tournament"], made["total"], made["done"], made["format"]) == ("one-cup", 1, 0, "round-robin")
+    singular = arena(
+        "tournament",
+        "create",
+        "two-cup",
+        "--game",
+        "friday13",
+        "--entrants",
+        "builtin:random,builtin:mc,builtin:heuristic",
+        "--table-size",
+        "3",
+        server=server,
+    )
+    assert singular.stdout.strip() == "tournament two-cup: 1 match queued"
 
 
 def test_tournament_commands_explain_what_is_wrong(server: str) -> None:
