@@ -26,7 +26,7 @@ from arena.cli.output import console, print_head_to_head, print_standings
 
 if TYPE_CHECKING:
     from arena.match.abtest import ABTest
-    from arena.match.runner import MatchResult
+    from arena.match.local import PlayedMatch
     from arena.standings import Pair, Standing
 
 
@@ -86,13 +86,9 @@ def play(
 
     GAME is friday13, amigo13 or board13.
     """
-    import asyncio
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from arena.bots import BOTS, UnknownBot
     from arena.games import make_game
-    from arena.match.local import play_series, schedule
+    from arena.match.local import play_matches, schedule
     from arena.match.seating import describe_design
     from arena.standings import Played, head_to_head, standings
 
@@ -120,6 +116,8 @@ def play(
 
     started = time.perf_counter()
     if sys.stdout.isatty() and not as_json:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
         with Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -129,18 +127,16 @@ def play(
             transient=True,
         ) as progress:
             task = progress.add_task(game.name, total=games)
-            results = asyncio.run(
-                play_series(
-                    game,
-                    pairings,
-                    seed,
-                    replays=replays,
-                    on_result=lambda _: progress.advance(task),
-                    policy=policies.__getitem__,
-                )
+            results = play_matches(
+                game,
+                pairings,
+                seed,
+                replays=replays,
+                on_result=lambda _: progress.advance(task),
+                policy=policies.__getitem__,
             )
     else:
-        results = asyncio.run(play_series(game, pairings, seed, replays=replays, policy=policies.__getitem__))
+        results = play_matches(game, pairings, seed, replays=replays, policy=policies.__getitem__)
     elapsed = time.perf_counter() - started
     played = (Played(r.seats, r.scores, r.ranks, p.deal) for r, p in zip(results, pairings, strict=True))
     table = standings(played, lower_is_better=game.lower_is_better)
@@ -410,7 +406,7 @@ def scenarios(scenario: str | None) -> None:
 
 
 def standings_json(
-    game: str, params: dict[str, Any], results: list[MatchResult], table: list[Standing], elapsed: float
+    game: str, params: dict[str, Any], results: list[PlayedMatch], table: list[Standing], elapsed: float
 ) -> dict[str, Any]:
     return {
         "game": game,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from arena.games.base import Game
-from arena.match.local import Pairing, play_series
+from arena.match.local import Pairing, play_matches
 from arena.match.seating import deal_seatings, design_size, seat
 from arena.stats import Sprt, elo_to_score
 
@@ -138,7 +138,7 @@ class ABTest:
 async def play_deals(test: ABTest, max_deals: int, on_deal: Callable[[ABTest], None] | None = None) -> ABTest:
     """Play deals in this process until the SPRT decides or `max_deals` were played."""
     for deal in range(max_deals):
-        results = await play_series(test.game, test.pairings(deal), test.seed, policy=test.policy)
+        results = play_matches(test.game, test.pairings(deal), test.seed, policy=test.policy)
         test.sprt.add(test.observe(results))
         if on_deal is not None:
             on_deal(test)
