@@ -1,6 +1,7 @@
 """The arena's state in Redis: every key name (`keys`) and every operation on it (`Store`)."""
 
 from arena.store.embedded import RedisUnavailable, open_redis
+from arena.store.replays import CorruptReplay
 from arena.store.store import (
     BotRecord,
     MatchRecord,
@@ -15,6 +16,7 @@ from arena.store.store import (
 
 __all__ = [
     "BotRecord",
+    "CorruptReplay",
     "MatchRecord",
     "NameTaken",
     "NotFound",

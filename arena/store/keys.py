@@ -11,7 +11,8 @@
 |                                  |        | created_ms, token_hash                               |
 | arena:token:{sha256}             | string | "owner:{name}" or "bot:{name}": whose token it is    |
 | arena:match:seq                  | string | counter for match ids                                |
-| arena:match:{id}                 | hash   | summary (JSON), replay (arena-replay/1 JSON, at end) |
+| arena:match:{id}                 | hash   | summary (JSON), replay (arena-replay/1, at end;      |
+|                                  |        | zlib with a preset dictionary: store/replays.py)     |
 | arena:matches                    | zset   | match ids by start time (ms)                         |
 | arena:matches:game:{game}        | zset   | the same, per game                                   |
 | arena:matches:bot:{bot}          | zset   | the same, per bot                                    |

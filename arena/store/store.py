@@ -23,6 +23,7 @@ from redis.asyncio.client import Pipeline
 from arena.games.base import Termination
 from arena.store import keys
 from arena.store.codec import compact_json, text, text_fields, texts
+from arena.store.replays import decode_replay, encode_replay
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,40}")
 TOKEN_PREFIX = {"admin": "ata_", "owner": "ato_", "bot": "atb_"}
@@ -275,16 +276,18 @@ class Store:
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.match(record.match_id), "summary", record.to_json())
         if replay is not None:
-            pipe.hset(keys.match(record.match_id), "replay", compact_json(replay))
+            pipe.hset(keys.match(record.match_id), "replay", encode_replay(replay))
         pipe.srem(keys.MATCHES_RUNNING, record.match_id)
         await pipe.execute()
 
     async def get_match(self, match_id: str) -> tuple[MatchRecord, dict[str, Any] | None] | None:
-        """The match summary and its replay record (None until it ended), or None."""
+        """The match summary and its replay record (None until it ended), or None.
+
+        A stored replay that does not read raises CorruptReplay (arena/store/replays.py)."""
         summary, replay = await self.redis.hmget(keys.match(match_id), ["summary", "replay"])
         if summary is None:
             return None
-        return MatchRecord.from_json(summary), json.loads(replay) if replay else None
+        return MatchRecord.from_json(summary), decode_replay(replay, match_id) if replay else None
 
     async def list_matches(
         self, game: str = "", bot: str = "", limit: int = 50, tournament: str = ""

@@ -22,6 +22,7 @@ from redis.asyncio import Redis
 from arena.ratings import ResultRecord
 from arena.store import keys
 from arena.store.codec import compact_json, text, text_fields
+from arena.store.replays import encode_replay
 from arena.store.store import MatchRecord, list_match
 
 EVENTS_KEPT_MS = 24 * 3600 * 1000
@@ -29,7 +30,7 @@ EVENTS_KEPT_MS = 24 * 3600 * 1000
 
 _STORE_RESULT = """
 -- KEYS: results hash, match hash, tournament results hash (the results hash when none), events
--- ARGV: match id, result JSON, summary JSON, replay JSON ('' for none), how long the event stream stays (ms)
+-- ARGV: match id, result JSON, summary JSON, stored replay (arena/store/replays.py; '' for none), how long the event stream stays (ms)
 local new = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 if new == 1 then
   redis.call('HSET', KEYS[2], 'summary', ARGV[3])
@@ -241,7 +242,7 @@ class WorkQueue:
                 order.match_id,
                 compact_json(result.to_dict()),
                 record.to_json(),
-                compact_json(replay) if replay is not None else "",
+                encode_replay(replay) if replay is not None else "",
                 EVENTS_KEPT_MS,
             ],
         )

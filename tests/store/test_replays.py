@@ -1,0 +1,165 @@
+"""Stored replay records: small in Redis, the same arena-replay/1 record for every reader, old ones still read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+import grpc
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from arena.bots import make_bot
+from arena.games import Termination, make_game
+from arena.match.runner import MatchRunner
+from arena.match.seats import BotSeat
+from arena.ratings import ResultRecord
+from arena.store import CorruptReplay, MatchRecord, Store, keys
+from arena.store.codec import compact_json
+from arena.store.replays import DICTIONARIES, REPLAY_FORM, decode_replay, encode_replay
+from arena.store.work import MatchOrder, WorkQueue
+from arena.v1 import arena_service_pb2 as api_pb
+from tests.server.conftest import Arena
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def played(game: str, bots: tuple[str, ...], number: int = 0, **params: Any) -> dict[str, Any]:
+    """The replay record of a real match between built-in bots, as the node's runner makes it."""
+    seats = [BotSeat(name, partial(make_bot, name, seed=number)) for name in bots]
+    seed = hashlib.sha256(f"replays-{number}".encode()).digest()[:16]
+    result = await MatchRunner(make_game(game, **params), seats, seed, match_id=f"t{number}").run()
+    return result.record
+
+
+async def stored(store: Store, match_id: str, replay: dict[str, Any] | None) -> MatchRecord:
+    """A match listed and ended through the store's own write path."""
+    seats = list(replay["seats"]) if replay else ["ann", "bob"]
+    record = MatchRecord(match_id, "friday13", {"players": len(seats)}, seats, 1_000)
+    await store.match_started(record)
+    record.termination, record.ended_ms = Termination.NORMAL, 2_000
+    await store.match_ended(record, replay)
+    return record
+
+
+async def test_a_friday13_match_is_stored_as_its_seed_and_actions_and_reads_back_the_same(redis: Redis) -> None:
+    store = Store(redis)
+    for number in range(4):
+        replay = await played("friday13", ("heuristic", "random", "random", "heuristic"), number, players=4)
+        await stored(store, f"m{number}", replay)
+        raw = await redis.hget(keys.match(f"m{number}"), "replay")
+        assert raw is not None and raw[:1] == REPLAY_FORM
+        assert len(raw) < 400, len(raw)  # the JSON text is about 17,000 bytes
+        found = await store.get_match(f"m{number}")
+        assert found is not None and found[1] == replay
+        assert json.dumps(found[1]) == json.dumps(replay)  # the same keys in the same order
+        usage = await redis.memory_usage(keys.match(f"m{number}"))
+        assert usage is not None and usage < 1_200, usage
+
+
+async def test_records_the_replay_form_cannot_hold_are_stored_compressed_and_read_back_the_same() -> None:
+    board = await played("board13", ("random", "random"), 1)
+    amigo = await played("amigo13", ("random", "heuristic", "random"), 2, players=3)
+    forfeited = {**await played("friday13", ("random",) * 3, 3, players=3), "forfeited": [1], "extra": "kept"}
+    for record in (board, amigo, forfeited):
+        stored_bytes = encode_replay(record)
+        assert stored_bytes[:1] in (REPLAY_FORM, b"x")
+        assert len(stored_bytes) < len(compact_json(record)) / 4
+        assert decode_replay(stored_bytes, "m1") == record
+    assert decode_replay(encode_replay({"format": "arena-replay/1"}), "m1") == {"format": "arena-replay/1"}
+    assert encode_replay(forfeited)[:1] == b"x"  # the rules do not make "extra": kept whole
+
+
+async def test_a_replay_stored_as_json_text_by_an_older_arena_still_reads(redis: Redis) -> None:
+    store = Store(redis)
+    replay = await played("friday13", ("random",) * 4, 5, players=4)
+    await stored(store, "m1", None)
+    await redis.hset(keys.match("m1"), "replay", compact_json(replay))
+    found = await store.get_match("m1")
+    assert found is not None and found[1] == replay
+
+
+async def test_the_work_streams_result_script_stores_the_small_form(redis: Redis) -> None:
+    work = WorkQueue(redis, "node-a")
+    replay = await played("friday13", ("heuristic",) * 4, 6, players=4)
+    seats = tuple(replay["seats"])
+    order = MatchOrder("m7", "friday13", {"players": 4}, seats, replay["seed"])
+    record = MatchRecord("m7", "friday13", {"players": 4}, list(seats), 1_000, termination=Termination.NORMAL)
+    result = ResultRecord("m7", seats, tuple(replay["scores"]), tuple(replay["ranks"]), Termination.NORMAL)
+    assert await work.store_result(order, record, replay, result)
+    raw = await redis.hget(keys.match("m7"), "replay")
+    assert raw is not None and raw[:1] == REPLAY_FORM
+    found = await Store(redis).get_match("m7")
+    assert found is not None and found[1] == replay
+
+
+def damaged(good: bytes) -> dict[str, bytes]:
+    """Stored replays gone wrong in each way a reader can meet."""
+    dictionary = DICTIONARIES[int.from_bytes(good[3:7], "big")]
+
+    def packed(text: bytes) -> bytes:
+        packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS, 9, zdict=dictionary)
+        return packer.compress(text) + packer.flush()
+
+    head, _, actions = zlib.decompressobj(zlib.MAX_WBITS, zdict=dictionary).decompress(good[1:]).partition(b"\n")
+    other_crc = compact_json({**json.loads(head), "crc": 1}).encode()
+    return {
+        "garbage": b"\x00\x01 not a replay",
+        "cut short": good[: len(good) // 2],
+        "flipped byte": good[:40] + bytes([good[40] ^ 0xFF]) + good[41:],
+        "unknown dictionary": good[:3] + b"\x00\x00\x00\x00" + good[7:],
+        "broken json": b"{not json",
+        "a list, not a record": packed(b"[1, 2]"),
+        "compressed without a dictionary": zlib.compress(b'{"format":"arena-replay/1"}'),
+        "rules give another record": REPLAY_FORM + packed(other_crc + b"\n" + actions),
+        "an illegal action": REPLAY_FORM + packed(head + b"\n" + bytes([255]) + actions),
+        "no header": REPLAY_FORM + packed(actions),
+    }
+
+
+async def test_a_damaged_stored_replay_is_a_one_line_error_naming_the_match(redis: Redis) -> None:
+    store = Store(redis)
+    good = encode_replay(await played("friday13", ("random",) * 4, 8, players=4))
+    for number, (how, bad) in enumerate(damaged(good).items()):
+        match_id = f"m{number}"
+        await stored(store, match_id, None)
+        await redis.hset(keys.match(match_id), "replay", bad)
+        with pytest.raises(CorruptReplay) as raised:
+            await store.get_match(match_id)
+        message = str(raised.value)
+        assert "\n" not in message and f"match {match_id} " in message, (how, message)
+        assert len(await store.list_matches()) == number + 1  # the summaries still list
+
+
+async def test_the_server_logs_a_damaged_replay_in_one_line_and_serves_on(
+    arena: Arena, redis: Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = Store(redis)
+    replay = await played("friday13", ("random",) * 4, 9, players=4)
+    await stored(store, "m1", replay)
+    await stored(store, "m2", replay)
+    await redis.hset(keys.match("m1"), "replay", b"\x78\x9c garbage")
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await arena.api.GetMatch(api_pb.GetMatchRequest(match_id="m1"))
+    assert raised.value.code() == grpc.StatusCode.INTERNAL  # as for any failure the server did not expect
+    logged = [str(record.exc_info[1]) for record in caplog.records if record.exc_info and record.exc_info[1]]
+    assert any(line.startswith("the stored replay of match m1 is damaged") for line in logged), logged
+    assert all("\n" not in line for line in logged)
+    good = await arena.api.GetMatch(api_pb.GetMatchRequest(match_id="m2"))
+    assert json.loads(good.replay_json) == replay
+    listed = await arena.api.ListMatches(api_pb.ListMatchesRequest())
+    assert {match.match_id for match in listed.matches} == {"m1", "m2"}
