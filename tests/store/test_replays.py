@@ -163,3 +163,22 @@ async def test_the_server_logs_a_damaged_replay_in_one_line_and_serves_on(
     assert json.loads(good.replay_json) == replay
     listed = await arena.api.ListMatches(api_pb.ListMatchesRequest())
     assert {match.match_id for match in listed.matches} == {"m1", "m2"}
+
+
+STORED_BEFORE = bytes.fromhex(
+    "5278f91a4251e8c59c316a04310c450b818b6050a54ee0cae0cab0596b46db1854f902b2fb30610f9076c9dd339b26a4489d"
+    "46addefb52fd1fffd13bb1b7f67ad7ebdb76bcdfaf9beee7d8a4dd8e8b5eb4eddbf38c7fc0ff58b6d3f369f94be7ccfbe338"
+    "3ffdd6e4da76dd3f5fe64452b742b95a200f45ebe034eb983347548f0cd24be261493a824070aadec97aca406bc435829a9a"
+    "880e295c010be652d34c3c2160f4c05e29641baae6b67a5a6bc9a2b878943aa26310c6ce2510648092a46252fa26e8151d3c"
+    "0649d4e728b3148f0284e74a634b4194730546cd6a5fe7da674c"
+)
+"""A 4-player friday13 match as this arena first stored it (`played(..., 0, players=4)`, 226 bytes)."""
+
+
+async def test_a_match_stored_in_the_replay_form_reads_back_under_todays_rules() -> None:
+    """Stored matches re-play under the rules: a change to friday13's deal, moves or record layout
+    that breaks this breaks every stored match (read then as CorruptReplay), so it needs a new form."""
+    record = decode_replay(STORED_BEFORE, "m1")
+    assert record["scores"] == [14, 59, 43, 9] and record["format"] == "arena-replay/1"
+    digest = hashlib.sha256(compact_json(record).encode()).hexdigest()
+    assert digest == "3ac16efdc254e4ccad59d2846fd74fc618eec949eb93ff8348fe3dcdd905e008"
