@@ -283,6 +283,7 @@ class CardState(State[CardGame]):
         "penalties",
         "decks",
         "past_moves",
+        "_legal",
     )
 
     def __init__(self, game: CardGame, seed: bytes, stream: SeedStream) -> None:
@@ -312,6 +313,9 @@ class CardState(State[CardGame]):
         self.decks: list[bytes] = []
         """Each round's shuffled deck, from which `split_deck` gives the deal."""
         self.past_moves: list[list[Action]] = []
+        self._legal: list[list[Action] | None] = [None] * n
+        """Each seat's legal actions, kept up to date by `_apply`; None until asked for, and again
+        from each new round (a playout, which plays by other means, always ends its round)."""
 
     @classmethod
     def deal(cls, game: CardGame, seed: bytes) -> CardState:
@@ -365,6 +369,7 @@ class CardState(State[CardGame]):
         self.totals = [0, 0, 0]
         self.collected = [[] for _ in range(n)]
         self.moves = []
+        self._legal = [None] * n
         self.cards_left = len(deck) - len(self.dummy)
         self.turn = self.first_player
 
@@ -380,7 +385,16 @@ class CardState(State[CardGame]):
 
     def _apply(self, action: Action) -> None:
         code = action // 3
-        self.hands[self.turn].remove(code)
+        seat = self.turn
+        hand = self.hands[seat]
+        hand.remove(code)
+        known = self._legal[seat]
+        if known is not None:
+            if self.draw:
+                self._legal[seat] = None  # the seat draws a card after it plays
+            elif code not in hand:
+                first = known.index(ACTIONS_OF[code][0])
+                del known[first : first + len(ACTIONS_OF[code])]
         self._play(code, action - code * 3, None)
 
     def _play(self, code: int, pile: int, bits: Callable[[int], int] | None) -> None:
@@ -434,12 +448,17 @@ class CardState(State[CardGame]):
         return self.turn < 0
 
     def legal_actions(self) -> list[Action]:
-        if self.turn < 0:
+        turn = self.turn
+        if turn < 0:
             return []
-        actions: list[int] = []
-        for code in sorted(set(self.hands[self.turn])):
-            actions += ACTIONS_OF[code]
-        return actions
+        actions = self._legal[turn]
+        if actions is None:
+            # Rebuilt once a round per seat; `_apply` then takes out what a seat can no longer play.
+            actions = []
+            for code in sorted(set(self.hands[turn])):
+                actions += ACTIONS_OF[code]
+            self._legal[turn] = actions
+        return actions.copy()
 
     def _illegal_reason(self, action: Action) -> str | None:
         if not 0 <= action < 96:
@@ -490,6 +509,7 @@ class CardState(State[CardGame]):
         # Finished rounds never change, so the twin may share their records.
         twin.decks = list(self.decks)
         twin.past_moves = list(self.past_moves)
+        twin._legal = [None] * len(self._legal)
         return twin
 
     def observation(self, seat: int) -> CardObservation:

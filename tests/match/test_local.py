@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from functools import partial
 from pathlib import Path
 
@@ -11,11 +12,12 @@ import pytest
 
 from arena.games import make_game
 from arena.games.base import Game
+from arena.games.cards import ACTIONS_OF, CardGame
 from arena.match import BotSeat, MatchResult, MatchRunner
 from arena.match.local import Pairing, PlayedMatch, builtin_bot, match_seed, play_matches, play_series, schedule
 from arena.standings import Played, standings
 
-COPIES = {"h1": "heuristic", "h2": "heuristic", "r1": "random", "r2": "random", "mc": "mc"}
+COPIES = {"h1": "heuristic", "h2": "heuristic", "r1": "random", "r2": "random"}
 
 
 def by_runner(game: Game, pairings: list[Pairing], seed: str) -> list[MatchResult]:
@@ -63,14 +65,6 @@ def test_the_fast_path_plays_the_same_matches_and_standings_as_the_runner(
     )
 
 
-def test_the_mc_bot_plays_the_same_match_on_the_fast_path() -> None:
-    game = make_game("friday13", players=3)
-    pairings = [Pairing(0, 0, ("mc", "r1", "h1"))]
-    (fast,) = play_matches(game, pairings, "mc", policy=COPIES.__getitem__)
-    (general,) = by_runner(game, pairings, "mc")
-    assert (fast.scores, fast.ranks) == (general.scores, general.ranks)
-
-
 def test_replays_from_the_fast_path_equal_the_runners_records(tmp_path: Path) -> None:
     game = make_game("amigo13", players=3)
     pairings = list(schedule(["r1", "h1", "r2"], 6, duplicate=True))
@@ -101,3 +95,28 @@ def test_play_series_gives_the_runners_results_with_state_and_seat_records() -> 
         assert (mine.scores, mine.ranks, mine.termination) == (theirs.scores, theirs.ranks, theirs.termination)
         assert mine.seat_records == theirs.seat_records
         assert mine.record == theirs.record
+
+
+@pytest.mark.parametrize(("game_name", "players"), [("friday13", 3), ("friday13", 4), ("amigo13", 4), ("amigo13", 6)])
+def test_the_card_engines_legal_actions_kept_between_moves_are_those_of_the_hand(game_name: str, players: int) -> None:
+    """Local play asks for the legal actions on every move, so the card engines keep them up to
+    date; they must stay exactly the sorted actions of the cards in hand, across clones and playouts."""
+    game = make_game(game_name, players=players)
+    assert isinstance(game, CardGame)
+    rng = random.Random(7)
+    for number in range(30):
+        state = game.new_match(match_seed("legal", number))
+        while not state.is_terminal():
+            expected = sorted({action for code in state.hands[state.turn] for action in ACTIONS_OF[code]})
+            legal = state.legal_actions()
+            assert legal == expected
+            legal.clear()
+            assert state.legal_actions() == expected, "callers get a list of their own"
+            if rng.random() < 0.05:
+                twin = state.clone()
+                twin.playout(rng, to_round_end=True)
+                if not twin.is_terminal():
+                    hand = twin.hands[twin.turn]
+                    assert twin.legal_actions() == sorted({a for code in hand for a in ACTIONS_OF[code]})
+            state.apply(rng.choice(expected))
+        assert state.legal_actions() == []
