@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.bots import Bot, make_bot
 from arena.games.base import Action, Game, State, Termination
-from arena.match.runner import MatchResult, SeatRecord, final_ranks
+from arena.match.results import MatchResult, SeatRecord, final_ranks
 from arena.match.seating import check_seatings_per_deal, deal_seatings, describe_design, design_size, seat
 from arena.match.seats import Clock
 
@@ -113,16 +113,16 @@ def play_out(state: State[Any], bots: Sequence[Bot]) -> list[int]:
     """
     turn = LocalTurn(state)
     acts = [bot.act for bot in bots]
-    is_terminal, current_player, legal_actions = state.is_terminal, state.current_player, state.legal_actions
-    apply = state.apply_trusted
+    current_player, legal_actions, apply = state.current_player, state.legal_actions, state.apply_trusted
     moves = [0] * len(bots)
-    while not is_terminal():
-        seat = current_player()
+    seat = current_player()
+    while seat >= 0:  # -1 once the match is over
         turn.seat = seat
         turn.legal_actions = legal_actions()
         turn._observation = None
         apply(acts[seat](turn))
         moves[seat] += 1
+        seat = current_player()
     return moves
 
 

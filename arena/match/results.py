@@ -1,0 +1,53 @@
+"""What a finished match leaves behind, apart from the runner: `arena play` imports no event loop."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from arena.games.base import State, Termination, ranks_from_scores
+
+
+@dataclass
+class SeatRecord:
+    """How one seat fared: strikes, whether it forfeited, how long it thought."""
+
+    strikes: int = 0
+    forfeited: bool = False
+    moves: int = 0
+    thinking: float = 0.0
+    bank: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    match_id: str
+    game: str
+    seats: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    termination: Termination
+    forfeited: tuple[int, ...]
+    seat_records: tuple[SeatRecord, ...]
+    state: State[Any]
+
+    @cached_property
+    def record(self) -> dict[str, Any]:
+        """The `arena-replay/1` record, built on first use (it re-plays the match)."""
+        record = self.state.record(self.seats, self.termination)
+        record["ranks"] = list(self.ranks)
+        record["forfeited"] = list(self.forfeited)
+        return record
+
+
+def final_ranks(scores: Sequence[int], forfeited: Sequence[int], *, lower_is_better: bool = True) -> tuple[int, ...]:
+    """Ranks by score among the seats that finished; every forfeited seat shares the last rank."""
+    playing = [seat for seat in range(len(scores)) if seat not in forfeited]
+    among = ranks_from_scores([scores[seat] for seat in playing], lower_is_better=lower_is_better)
+    ranks = [1 + len(playing)] * len(scores)
+    for seat, rank in zip(playing, among, strict=True):
+        ranks[seat] = rank
+    return tuple(ranks)
