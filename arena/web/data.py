@@ -11,11 +11,13 @@ import dataclasses
 from collections import OrderedDict
 from typing import Any
 
+from starlette.exceptions import HTTPException
+
 from arena.bots import BOTS
 from arena.games import Game, game_names, kit_of, make_game
 from arena.node.matches import BUILTIN_PREFIX, MatchHost
 from arena.node.tournaments import TournamentView, tournament_view
-from arena.store import MatchRecord, Store
+from arena.store import CorruptReplay, MatchRecord, Store
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.tournaments import TournamentState, TournamentStore
 from arena.wire import convert
@@ -164,7 +166,10 @@ class WebData:
                     "record": live.public_record(),
                 },
             }
-        found = await self.store.get_match(match_id)
+        try:
+            found = await self.store.get_match(match_id)
+        except CorruptReplay as error:  # a one-line answer, as {"detail": ...} like every error here
+            raise HTTPException(500, str(error)) from None
         if found is None:
             raise NotFoundError(f"no match {match_id!r}; /api/matches lists the matches")
         record, replay = found

@@ -13,6 +13,7 @@ import grpc
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
+from starlette.exceptions import HTTPException
 
 from arena.bots import make_bot
 from arena.games import Termination, make_game
@@ -24,6 +25,7 @@ from arena.store.codec import compact_json
 from arena.store.replays import DICTIONARIES, REPLAY_FORM, decode_replay, encode_replay
 from arena.store.work import MatchOrder, WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
+from arena.web.data import WebData
 from tests.server.conftest import Arena
 
 pytestmark = pytest.mark.asyncio
@@ -163,6 +165,14 @@ async def test_the_server_logs_a_damaged_replay_in_one_line_and_serves_on(
     assert json.loads(good.replay_json) == replay
     listed = await arena.api.ListMatches(api_pb.ListMatchesRequest())
     assert {match.match_id for match in listed.matches} == {"m1", "m2"}
+    server = arena.server
+    assert server.ratings is not None
+    web = WebData(server.store, server.ratings, server.host)
+    with pytest.raises(HTTPException) as answered:  # the web API answers 500 {"detail": that line}
+        await web.match("m1")
+    assert answered.value.status_code == 500
+    assert str(answered.value.detail).startswith("the stored replay of match m1 is damaged")
+    assert (await web.match("m2"))["replay"] == replay
 
 
 STORED_BEFORE = bytes.fromhex(
