@@ -352,11 +352,11 @@ class Store:
         """Mark matches left running by an earlier server process as aborted; returns their ids."""
         ids = sorted(texts(await self.redis.smembers(keys.MATCHES_RUNNING)))
         for match_id in ids:
-            found = await self.get_match(match_id)
-            if found is None:
+            summary = await self.redis.hget(keys.match(match_id), "summary")  # its replay is never needed here
+            if summary is None:
                 await self.redis.srem(keys.MATCHES_RUNNING, match_id)
                 continue
-            record = found[0]
+            record = MatchRecord.from_json(summary)
             record.termination, record.ended_ms = Termination.ABORTED, now_ms()
             await self.match_ended(record, None)
         return ids

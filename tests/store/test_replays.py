@@ -192,3 +192,15 @@ async def test_a_match_stored_in_the_replay_form_reads_back_under_todays_rules()
     assert record["scores"] == [14, 59, 43, 9] and record["format"] == "arena-replay/1"
     digest = hashlib.sha256(compact_json(record).encode()).hexdigest()
     assert digest == "3ac16efdc254e4ccad59d2846fd74fc618eec949eb93ff8348fe3dcdd905e008"
+
+
+async def test_matches_left_running_are_aborted_without_reading_their_replay(redis: Redis) -> None:
+    store = Store(redis)
+    await store.match_started(MatchRecord("m1", "friday13", {"players": 2}, ["ann", "bob"], 1_000))
+    await stored(store, "m2", None)
+    await redis.sadd(keys.MATCHES_RUNNING, "m2")
+    await redis.hset(keys.match("m2"), "replay", b"damaged")
+    assert await store.abort_running() == ["m1", "m2"]
+    for record in await store.list_matches():
+        assert record.termination == Termination.ABORTED and record.ended_ms > 0
+    assert not await redis.smembers(keys.MATCHES_RUNNING)
