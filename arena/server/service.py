@@ -34,7 +34,7 @@ from arena.ratings import RatingError, RatingModel
 from arena.server import ladder_pb
 from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, require, with_article
 from arena.server.tournament_rpcs import TournamentRpcs
-from arena.store import NameTaken, NotFound, Principal, Store, StoreError
+from arena.store import CorruptReplay, MatchRecord, NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
 from arena.store.ratings import RatingStore
 from arena.store.store import NAME_PATTERN, BotKind, BotRecord
@@ -255,11 +255,21 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             return api_pb.GetMatchResponse(
                 match=summary_to_pb(live.record), replay_json=json.dumps(live.public_record())
             )
-        found = await self.store.get_match(request.match_id)
-        if found is None:
-            await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
-        record, replay = found
+        record, replay = await self._stored_match(request.match_id, context)
         return api_pb.GetMatchResponse(match=summary_to_pb(record), replay_json=json.dumps(replay) if replay else "")
+
+    async def _stored_match(
+        self, match_id: str, context: grpc.aio.ServicerContext
+    ) -> tuple[MatchRecord, dict[str, Any] | None]:
+        """A stored match and its replay; NOT_FOUND, or DATA_LOSS with the one-line reason for a damaged replay."""
+        try:
+            found = await self.store.get_match(match_id)
+        except CorruptReplay as error:
+            log.error("%s", error)
+            await abort(context, grpc.StatusCode.DATA_LOSS, str(error))
+        if found is None:
+            await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+        return found
 
     async def ListMatches(
         self, request: api_pb.ListMatchesRequest, context: grpc.aio.ServicerContext
@@ -273,10 +283,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
     ) -> AsyncIterator[api_pb.WatchMatchResponse]:
         live = self.host.live.get(request.match_id)
         if live is None:
-            found = await self.store.get_match(request.match_id)
-            if found is None:
-                await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
-            record, replay = found
+            record, replay = await self._stored_match(request.match_id, context)
             view = _final_view(replay) if replay else None
             yield api_pb.WatchMatchResponse(match=summary_to_pb(record), public_view=view, ended=True)
             return

@@ -157,10 +157,15 @@ async def test_the_server_logs_a_damaged_replay_in_one_line_and_serves_on(
     await redis.hset(keys.match("m1"), "replay", b"\x78\x9c garbage")
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await arena.api.GetMatch(api_pb.GetMatchRequest(match_id="m1"))
-    assert raised.value.code() == grpc.StatusCode.INTERNAL  # as for any failure the server did not expect
-    logged = [str(record.exc_info[1]) for record in caplog.records if record.exc_info and record.exc_info[1]]
-    assert any(line.startswith("the stored replay of match m1 is damaged") for line in logged), logged
-    assert all("\n" not in line for line in logged)
+    assert raised.value.code() == grpc.StatusCode.DATA_LOSS
+    details = raised.value.details() or ""
+    assert details.startswith("the stored replay of match m1 is damaged") and "\n" not in details
+    logged = [record.getMessage() for record in caplog.records if "stored replay of match m1" in record.getMessage()]
+    assert logged and all("\n" not in line for line in logged)
+    with pytest.raises(grpc.aio.AioRpcError) as watched:
+        async for _ in arena.api.WatchMatch(api_pb.WatchMatchRequest(match_id="m1")):
+            pass
+    assert watched.value.code() == grpc.StatusCode.DATA_LOSS
     good = await arena.api.GetMatch(api_pb.GetMatchRequest(match_id="m2"))
     assert json.loads(good.replay_json) == replay
     listed = await arena.api.ListMatches(api_pb.ListMatchesRequest())
