@@ -158,16 +158,20 @@ async def wait_connected(arena: RunningServer, names: set[str], processes: list[
 
 
 def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
-    """Every deal under the seat-fair design (every order of the table): friday13 at one table of four,
-    amigo13 at every table of three."""
+    """Duplicate round-robins: friday13 at every table of four, amigo13 at every table of three, each
+    deal played as many times as the table has seats (consecutive slices of the seat-fair design,
+    `--seatings` in `arena tournament create`), which keeps the demo to a minute or two; the whole
+    design would play each deal 24 and 6 times."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
+    friday_table = min(4, len(entrants))
     return [
         TournamentSpec(
             f"demo-friday13-{stamp}",
             "friday13",
             tuple(entrants),
-            table_size=min(4, len(entrants)),
+            table_size=friday_table,
             duplicate=not quick,
+            seatings=0 if quick else friday_table,
             rated=True,
             seed=stamp,
         ),
@@ -177,6 +181,7 @@ def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
             tuple(entrants),
             table_size=3,
             duplicate=not quick,
+            seatings=0 if quick else 3,
             rated=True,
             seed=stamp,
         ),
