@@ -69,7 +69,7 @@ def demo_bots(note: Callable[[str], None]) -> list[DemoBot]:
     ]
     node = node_bot(note)
     if node is not None:
-        bots.append(DemoBot("js-random", "javascript", ("node", str(node)), ladder=False))
+        bots.append(DemoBot("js-heuristic", "javascript", ("node", str(node)), ladder=False))
     return bots
 
 
