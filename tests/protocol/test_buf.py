@@ -14,25 +14,14 @@ from pathlib import Path
 
 import pytest
 
-NPM_TIMEOUT = 600
+from tests.conftest import npm_installed
 
 
 @pytest.fixture(scope="session")
 def buf(repo_root: Path) -> Path:
     """buf from tools/buf, installed (`npm ci`) when missing or stale: npm picks the build for
     this machine among the platform packages listed there."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed to install buf (tools/buf) and are not installed")
-    directory = repo_root / "tools" / "buf"
-    installed = directory / "node_modules" / ".package-lock.json"
-    lock = directory / "package-lock.json"
-    if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=directory,
-            check=True,
-            timeout=NPM_TIMEOUT,
-        )
+    directory = npm_installed(repo_root / "tools" / "buf", "buf (tools/buf)")
     built = sorted((directory / "node_modules" / "@bufbuild").glob("buf-*/bin/buf"))
     if not built:
         pytest.skip("tools/buf installs buf's Linux builds (x64, arm64) only; none fits this machine")

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,26 +21,14 @@ from arena.node.sessions import Session
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.wire import convert
+from tests.conftest import npm_installed
 from tests.server.conftest import Arena, RandomBot
-
-NODE_BOT_TIMEOUT = 600
 
 
 @pytest.fixture(scope="session")
 def node_bot(repo_root: Path) -> Path:
     """sample_bots/node with its packages installed (`npm ci`, as CI on a fresh machine needs)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed for the JavaScript bot and are not installed")
-    directory = repo_root / "sample_bots" / "node"
-    installed = directory / "node_modules" / ".package-lock.json"
-    lock = directory / "package-lock.json"
-    if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=directory,
-            check=True,
-            timeout=NODE_BOT_TIMEOUT,
-        )
+    directory = npm_installed(repo_root / "sample_bots" / "node", "the JavaScript bot")
     return directory / "bot.js"
 
 
