@@ -9,11 +9,20 @@ python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 # bubblewrap, the hosted bots' sandbox (tests/hosted); chromium, which tests/web drives through
 # Playwright (Playwright cannot download browsers here), and, best effort, docker-compose for
 # `docker-compose config` on docker-compose.yml (tests/scale/test_compose.py checks the file's
-# structure without it too).
+# structure without it too); and what each starter kit's build needs.
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 || missing+=(docker-compose)
+# Each starter kit under sample_bots/ lists the Debian packages its build needs, one per line
+# (tests/kits build every kit and play them at one table).
+for list in sample_bots/*/debian-packages.txt; do
+  [ -f "$list" ] || continue
+  while read -r package; do
+    case "$package" in ''|'#'*) continue ;; esac
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done <"$list"
+done
 if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "== apt-get install ${missing[*]}"
   { timeout 180 apt-get update -q && timeout 900 apt-get install -y -q "${missing[@]}"; } \
