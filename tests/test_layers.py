@@ -19,7 +19,7 @@ LAYERS: list[set[str]] = [
     {"v1"},
     {"games"},
     {"bots", "ratings"},
-    {"match", "standings", "matchmaking"},
+    {"match", "standings", "matchmaking", "envs"},
     {"tournaments"},
     {"store", "wire"},
     {"hosted", "sdk"},
