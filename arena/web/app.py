@@ -54,6 +54,12 @@ def create_app(source: WebData) -> FastAPI:
         """The games the arena plays: name, what the score counts, whether lower is better."""
         return data.games()
 
+    @app.get("/api/leaderboards", tags=["ratings"])
+    async def leaderboards() -> dict[str, Any]:
+        """Per game: `bots` rated, `rated_seats` (rated games summed over its bots) and `last_ms`; `game`:
+        the one the home page opens on, the one with the most rated play (then the most recent)."""
+        return await source.leaderboards()
+
     @app.get("/api/leaderboards/{game}", tags=["ratings"])
     async def leaderboard(game: str, limit: Limit = 100) -> dict[str, Any]:
         """The game's leaderboard, best first by the conservative rating mu - 3 sigma.
@@ -70,7 +76,10 @@ def create_app(source: WebData) -> FastAPI:
     @app.get("/api/bots/{name}", tags=["bots"])
     async def bot(name: str) -> dict[str, Any]:
         """One bot (`builtin:random` etc. too): its details, per game its rating with the history
-        after every rated match (mu, sigma, games, at in seconds), and its latest matches."""
+        after every rated match (mu, sigma, games, at in seconds), its latest matches (each with
+        `rating_change`, how its mu - 3 sigma moved, null if unrated), `rivals`: per opponent the
+        matches played together, wins and losses (ranked above or below it) and the mean rank
+        difference (positive: this bot placed better), and for a hosted bot `hosted_versions`."""
         return await source.bot(name)
 
     @app.get("/api/matches", tags=["matches"])
@@ -80,7 +89,8 @@ def create_app(source: WebData) -> FastAPI:
         tournament: Annotated[str, Query(description="Only matches of this tournament.")] = "",
         limit: Limit = 50,
     ) -> dict[str, Any]:
-        """Matches newest first: id, game, params, seats, scores, ranks, termination, times, tournament, running."""
+        """Matches newest first: id, game, params, seats, scores, ranks, termination, times, tournament, running,
+        `winners` (the seats ranked first)."""
         return await source.matches(game, bot, tournament, limit)
 
     @app.get("/api/matches/{match_id}", tags=["matches"])
@@ -94,7 +104,8 @@ def create_app(source: WebData) -> FastAPI:
         """Tournaments newest first, with their spec and progress: `status` (running, finished,
         finished-with-aborts, cancelled) and `status_text`, matches `done`, `due`, `rerunning`, `aborted`
         (for good) and `cancelled` of `total`, every aborted attempt with its reason (`aborted_matches`),
-        and the registered bots it waits for (`waiting_for`: not connected to any node)."""
+        and the registered bots it waits for (`waiting_for`: not connected to any node); a finished
+        one's `winner` (first in its standings)."""
         return await source.tournaments_list(limit)
 
     @app.get("/api/tournaments/{name}", tags=["tournaments"])
@@ -102,7 +113,8 @@ def create_app(source: WebData) -> FastAPI:
         """A tournament's spec, progress (as in the list) and live standings: mean score with its 95%
         interval over deals, deals, wins, mean rank and TrueSkill mu and sigma; `head_to_head`: every
         pair in standing order with the first's advantage per shared deal, its 95% interval and whether
-        it is established; `unsettled`: neighbours in the standings whose order is not yet established."""
+        it is established; `unsettled`: neighbours in the standings whose order is not yet established;
+        `paths`: per bot its ended matches in order, with round, table, seat, score and rank."""
         return await source.tournament(name)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -18,14 +18,19 @@ from arena.games import Game, game_names, kit_of, make_game
 from arena.node.matches import BUILTIN_PREFIX, MatchHost
 from arena.node.tournaments import TournamentView, tournament_view
 from arena.store import CorruptReplay, MatchRecord, Store
+from arena.store.hosted import HostedStore
 from arena.store.ratings import LeaderboardRow, RatingStore
+from arena.store.store import BotKind
 from arena.store.tournaments import TournamentState, TournamentStore
+from arena.tournaments.spec import TournamentSpec
 from arena.wire import convert
 
 MAX_LIMIT = 500
 """The most rows one request may ask for, as in the gRPC API."""
 HISTORY_POINTS = 1000
 RECENT_MATCHES = 20
+RIVAL_MATCHES = MAX_LIMIT
+"""How many of a bot's latest matches its head-to-head table counts."""
 FRAME_CACHE = 32
 """Replays whose frames are kept: an ended match never changes, and viewers ask for the same ones."""
 TABLE_KEYS = ("standings", "head_to_head", "unsettled")
@@ -72,8 +77,70 @@ def leaderboard_row(row: LeaderboardRow) -> dict[str, Any]:
 
 
 def match_summary(record: MatchRecord) -> dict[str, Any]:
-    """A match as listed; `running` until its final summary is stored."""
-    return {**record.to_dict(), "running": not record.ended_ms}
+    """A match as listed; `running` until its final summary is stored; `winners`: the seats ranked first."""
+    winners = [seat for seat, rank in enumerate(record.ranks) if rank == 1] if record.ended_ms else []
+    return {**record.to_dict(), "running": not record.ended_ms, "winners": winners}
+
+
+def rivals(bot: str, records: list[MatchRecord]) -> list[dict[str, Any]]:
+    """The bot against each opponent over the ended matches both played (aborted ones left out): how
+    often, how often it ranked above (wins) and below (losses), and its mean rank difference (the
+    opponent's rank minus its own: positive when it placed better). Most played first."""
+    tally: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if not record.ended_ms or record.termination == "aborted" or bot not in record.seats:
+            continue
+        mine = record.ranks[record.seats.index(bot)]
+        for seat, other in enumerate(record.seats):
+            if other == bot:
+                continue
+            row = tally.setdefault(other, {"opponent": other, "matches": 0, "wins": 0, "losses": 0, "rank_sum": 0})
+            row["matches"] += 1
+            row["wins"] += record.ranks[seat] > mine
+            row["losses"] += record.ranks[seat] < mine
+            row["rank_sum"] += record.ranks[seat] - mine
+    rows = [
+        {**{k: v for k, v in row.items() if k != "rank_sum"}, "mean_rank_difference": row["rank_sum"] / row["matches"]}
+        for row in tally.values()
+    ]
+    return sorted(rows, key=lambda row: (-row["matches"], row["opponent"]))
+
+
+def tournament_paths(spec: TournamentSpec, records: list[MatchRecord]) -> dict[str, list[dict[str, Any]]]:
+    """Each bot's way through the tournament: its ended matches in match order, with the round and
+    table (0-based), its seat, score and rank, and how many sat at the table."""
+    paths: dict[str, list[dict[str, Any]]] = {bot: [] for bot in spec.entrants}
+    for record in records:
+        number = spec.match_number(record.match_id)
+        if number is None or not record.ended_ms or record.termination == "aborted":
+            continue
+        for seat, bot in enumerate(record.seats):
+            paths.setdefault(bot, []).append(
+                {
+                    "match_id": record.match_id,
+                    "number": number,
+                    "round": spec.round_of(number),
+                    "table": number % spec.matches_per_round,
+                    "seat": seat,
+                    "score": record.scores[seat],
+                    "rank": record.ranks[seat],
+                    "players": len(record.seats),
+                }
+            )
+    return {bot: sorted(steps, key=lambda step: step["number"]) for bot, steps in paths.items()}
+
+
+def rating_changes(ratings: dict[str, Any], starts: dict[str, float]) -> dict[str, float]:
+    """Match id -> how much the bot's conservative rating (mu - 3 sigma) moved with that match; the
+    first rated match of a game moves it from the game's starting rating (`starts`)."""
+    changes = {}
+    for game, rating in ratings.items():
+        before = starts[game]
+        for point in rating["history"]:
+            now = point["mu"] - 3 * point["sigma"]
+            changes[point["match_id"]] = now - before
+            before = now
+    return changes
 
 
 def public_view(game: str, observation: object) -> dict[str, Any]:
@@ -100,7 +167,26 @@ class WebData:
         self.ratings = ratings
         self.host = host
         self.tournaments = TournamentStore(store.redis)
+        self.hosted = HostedStore(store.redis)
         self._frames: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+
+    async def leaderboards(self) -> dict[str, Any]:
+        """Per game how many rated seats were played and when last; `game`: the one to open first, the
+        one with the most rated play (then the most recent), so the home page never opens on an empty
+        board while another game has ratings."""
+        summary = []
+        for game in game_names():
+            rows = await self.ratings.leaderboard(game, MAX_LIMIT)
+            summary.append(
+                {
+                    "game": game,
+                    "bots": len(rows),
+                    "rated_seats": sum(row.games for row in rows),
+                    "last_ms": max((row.last_ms for row in rows), default=0),
+                }
+            )
+        best = max(summary, key=lambda entry: (entry["rated_seats"], entry["last_ms"]))
+        return {"game": best["game"], "games": summary}
 
     async def leaderboard(self, game: str, limit: int) -> dict[str, Any]:
         rows = await self.ratings.leaderboard(check_game(game), limit)
@@ -116,11 +202,14 @@ class WebData:
         """A bot's details, its rating and rating history in each game, and its latest matches."""
         info = await self._bot_info(name)
         ratings: dict[str, Any] = {}
+        starts: dict[str, float] = {}
         for game in game_names():
             found = (await self.ratings.ratings(game, [name])).get(name)
             if found is None:
                 continue
             history = await self.ratings.history(game, name, HISTORY_POINTS)
+            model = await self.ratings.model(game)
+            starts[game] = model.mu - 3 * model.sigma
             ratings[game] = {
                 "mu": found.mu,
                 "sigma": found.sigma,
@@ -131,8 +220,20 @@ class WebData:
                     for p in history
                 ],
             }
-        matches = await self.store.list_matches(bot=name, limit=RECENT_MATCHES)
-        return {"bot": info, "ratings": ratings, "matches": [match_summary(record) for record in matches]}
+        changes = rating_changes(ratings, starts)
+        played = await self.store.list_matches(bot=name, limit=RIVAL_MATCHES)
+        matches = [
+            {**match_summary(record), "rating_change": changes.get(record.match_id)}
+            for record in played[:RECENT_MATCHES]
+        ]
+        shown = {"bot": info, "ratings": ratings, "matches": matches, "rivals": rivals(name, played)}
+        if info["kind"] == BotKind.HOSTED:
+            active = await self.hosted.active(name)
+            shown["hosted_versions"] = [
+                {**dataclasses.asdict(version), "active": active is not None and active.version == version.version}
+                for version in await self.hosted.versions(name)
+            ]
+        return shown
 
     async def _bot_info(self, name: str) -> dict[str, Any]:
         if name.startswith(BUILTIN_PREFIX) and name.removeprefix(BUILTIN_PREFIX) in BOTS:
@@ -193,8 +294,15 @@ class WebData:
         listed = []
         for name in await self.tournaments.names(limit):
             state = await self.tournaments.get(name)
-            if state is not None:
-                listed.append(tournament_json(await tournament_view(self.store, state, standings=False)))
+            if state is None:
+                continue
+            # Only a finished tournament names its winner: that needs its standings, the rest do not.
+            view = await tournament_view(self.store, state, standings=bool(state.finished_ms))
+            shown = tournament_json(view)
+            shown["winner"] = ""
+            if view.table is not None and view.table.rows and view.table.rows[0].games:
+                shown["winner"] = view.table.rows[0].bot
+            listed.append(shown)
         return {"tournaments": listed}
 
     async def tournament(self, name: str) -> dict[str, Any]:
@@ -206,7 +314,13 @@ class WebData:
         view = await tournament_view(self.store, await self._tournament_state(name))
         assert view.table is not None
         table = view.table.to_dict()
-        return {**tournament_json(view), **{key: table[key] for key in TABLE_KEYS}}
+        spec = view.state.spec
+        records = await self.store.list_matches(tournament=name, limit=2 * spec.total_matches + MAX_LIMIT)
+        return {
+            **tournament_json(view),
+            **{key: table[key] for key in TABLE_KEYS},
+            "paths": tournament_paths(spec, records),
+        }
 
     async def _tournament_state(self, name: str) -> TournamentState:
         state = await self.tournaments.get(name)
