@@ -127,6 +127,7 @@ def test_the_api_is_described_and_read_only(web_arena: WebArena) -> None:
     _, spec = web_arena.get("/api/openapi.json")
     assert set(spec["paths"]) == {
         "/api/games",
+        "/api/leaderboards",
         "/api/leaderboards/{game}",
         "/api/bots",
         "/api/bots/{name}",
@@ -173,3 +174,88 @@ def test_small_responses_on_a_kept_alive_connection_do_not_wait_for_delayed_acks
         assert connection.getresponse().read()
     connection.close()
     assert time.perf_counter() - began < 0.35
+
+
+def test_the_home_page_game_is_the_one_with_the_most_rated_play(web_arena: WebArena) -> None:
+    status, summary = web_arena.get("/api/leaderboards")
+    assert status == 200
+    played = {entry["game"]: entry["rated_seats"] for entry in summary["games"]}
+    assert set(played) == set(game_names())
+    for entry in summary["games"]:
+        _, board = web_arena.get(f"/api/leaderboards/{entry['game']}")
+        assert entry["rated_seats"] == sum(row["games"] for row in board["rows"])
+        assert entry["bots"] == len(board["rows"])
+    # The tournament's friday13 matches make it the most played; amigo13, first by name, is not.
+    assert summary["game"] == "friday13" == max(played, key=played.__getitem__)
+
+
+def test_matches_name_their_winners_and_a_bot_its_rating_change_per_match(web_arena: WebArena) -> None:
+    _, listed = web_arena.get("/api/matches?limit=500")
+    for match in listed["matches"]:
+        assert match["winners"] == [seat for seat, rank in enumerate(match["ranks"]) if rank == 1]
+        assert match["winners"], f"{match['match_id']} ended without a winner"
+    _, bot = web_arena.get("/api/bots/rb1")
+    history = bot["ratings"]["friday13"]["history"]
+    start = 25 - 3 * 25 / 3  # TrueSkill's defaults: the rating every bot starts from
+    conservative = [start] + [point["mu"] - 3 * point["sigma"] for point in history]
+    expected = {point["match_id"]: conservative[i + 1] - conservative[i] for i, point in enumerate(history)}
+    shown = {match["match_id"]: match["rating_change"] for match in bot["matches"] if match["game"] == "friday13"}
+    assert shown and all(shown[match_id] == pytest.approx(expected[match_id]) for match_id in shown)
+
+
+def test_a_bots_rivals_count_the_matches_played_together(web_arena: WebArena) -> None:
+    _, bot = web_arena.get("/api/bots/rb1")
+    _, played = web_arena.get("/api/matches?bot=rb1&limit=500")
+    for rival in bot["rivals"]:
+        together = [m for m in played["matches"] if rival["opponent"] in m["seats"]]
+        ranks = [
+            (m["ranks"][m["seats"].index("rb1")], m["ranks"][m["seats"].index(rival["opponent"])]) for m in together
+        ]
+        assert rival["matches"] == len(together)
+        assert rival["wins"] == sum(mine < theirs for mine, theirs in ranks)
+        assert rival["losses"] == sum(mine > theirs for mine, theirs in ranks)
+        assert rival["mean_rank_difference"] == pytest.approx(statistics.mean(t - m for m, t in ranks))
+    assert {rival["opponent"] for rival in bot["rivals"]} == {"builtin:random", "builtin:heuristic"}
+    assert "hosted_versions" not in bot
+
+
+def test_a_hosted_bot_lists_its_versions_with_status(web_arena: WebArena) -> None:
+    from arena.store.hosted import HostedStore
+
+    async def upload() -> None:
+        store = web_arena.arena.server.store
+        await store.create_owner("hilda")
+        await store.register_bot("hilda", "hosted-one", ("friday13",), "python")
+        hosted = HostedStore(store.redis)
+        for _ in range(2):
+            await hosted.add_version("hosted-one", "ab" * 32, b"package bytes", "python bot.py")
+        await hosted.finish_validation("hosted-one", 1, "")
+        await hosted.finish_validation("hosted-one", 2, "it crashed on its first move")
+
+    web_arena.run(upload)
+    status, bot = web_arena.get("/api/bots/hosted-one")
+    assert status == 200 and bot["bot"]["kind"] == "hosted"
+    shown = [(v["version"], v["status"], v["active"], v["reason"]) for v in bot["hosted_versions"]]
+    assert shown == [(2, "failed", False, "it crashed on its first move"), (1, "ok", True, "")]
+    assert all(v["created_ms"] > 0 and "package" not in v for v in bot["hosted_versions"])
+
+
+def test_a_finished_tournament_names_its_winner_and_each_bots_path(web_arena: WebArena) -> None:
+    _, listed = web_arena.get("/api/tournaments")
+    _, cup = web_arena.get(f"/api/tournaments/{TOURNAMENT}")
+    (entry,) = [t for t in listed["tournaments"] if t["spec"]["name"] == TOURNAMENT]
+    assert entry["winner"] == cup["standings"][0]["bot"]
+    _, played = web_arena.get(f"/api/matches?tournament={TOURNAMENT}&limit=500")
+    assert set(cup["paths"]) == set(ENTRANTS)
+    for bot, steps in cup["paths"].items():
+        mine = sorted((m for m in played["matches"] if bot in m["seats"]), key=lambda m: m["match_id"])
+        assert [step["match_id"] for step in steps] == [m["match_id"] for m in mine]
+        for step, match in zip(steps, mine, strict=True):
+            seat = match["seats"].index(bot)
+            assert (step["seat"], step["score"], step["rank"], step["players"]) == (
+                seat,
+                match["scores"][seat],
+                match["ranks"][seat],
+                3,
+            )
+        assert [step["round"] for step in steps] == [0, 1]

@@ -247,5 +247,5 @@ def test_a_live_match_shows_its_public_view_follows_the_moves_and_becomes_a_repl
         web_arena.run(lambda: bot.play_on(match_id))
         web_arena.run(bot.close)
     expect(page.locator("#replay")).to_be_visible(timeout=10000)
-    expect(page.locator("#match-status")).to_contain_text("ended (normal)")
+    expect(page.locator("#match-status")).to_have_text("ended: played to the end")
     expect(page.locator(".seat[data-seat='0'] .hand .card").first).to_be_visible()

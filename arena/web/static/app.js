@@ -1,5 +1,7 @@
 // Thirteen Arena web UI: hash routes over the read-only JSON API, no framework, no build step.
-import { h, svg, api, fmt, when, botLink, matchLink, table, fill, say, poll, stopPolling, plural, state } from "./util.js";
+import { h, svg, api, fmt, when, botLink, matchLink, table, fill, say, poll, stopPolling, plural, state, endWords, ordinal, signed,
+  markScrollers }
+  from "./util.js";
 import { replayViewer, renderView, card } from "./replay.js";
 
 const view = document.getElementById("view");
@@ -9,6 +11,10 @@ function show(...nodes) {
   fill(view, ...nodes);
 }
 
+// Pages redraw their tables as data comes in, and the window may be resized: keep the scrolling boxes focusable.
+new MutationObserver(() => requestAnimationFrame(() => markScrollers(view))).observe(view, { childList: true, subtree: true });
+window.addEventListener("resize", () => markScrollers(view));
+
 // -- routing -----------------------------------------------------------------------------------
 
 const routes = [
@@ -17,7 +23,7 @@ const routes = [
   [/^\/bots$/, () => botsPage()],
   [/^\/bots\/([^/]+)$/, (name) => botPage(name)],
   [/^\/matches$/, (params) => matchesPage(params)],
-  [/^\/matches\/([^/]+)$/, (id) => matchPage(id)],
+  [/^\/matches\/([^/]+)$/, (id, params) => matchPage(id, params)],
   [/^\/tournaments$/, () => tournamentsPage()],
   [/^\/tournaments\/([^/]+)$/, (name) => tournamentPage(name)],
   [/^\/api$/, () => apiPage()],
@@ -58,7 +64,8 @@ route();
 
 async function leaderboardPage(game) {
   const games = await api("/api/games");
-  game = game || games[0].name;
+  // The home page opens on the game with the most rated play, never an empty board while another has one.
+  game = game || (await api("/api/leaderboards")).game;
   const tabs = h("ul", { class: "tabs" }, games.map((g) => h("li", {}, h("a", {
     href: `#/leaderboards/${g.name}`, "aria-current": g.name === game ? "page" : null }, g.name))));
   const holder = h("div", {});
@@ -103,15 +110,42 @@ async function botPage(name) {
     h("h2", {}, `${game}: ${fmt(rating.mu)} ± ${fmt(rating.sigma)} (rating ${fmt(rating.conservative)}, ${plural(rating.games, "game")})`),
     ratingPlot(game, rating.history)));
   show(h("h1", {}, bot.name), facts,
+    data.hosted_versions ? hostedVersions(data.hosted_versions) : null,
     sections.length ? sections : h("p", { class: "muted" }, "No rated matches yet."),
-    h("h2", {}, "Recent matches"), matchTable(data.matches, "Latest first"),
-    h("p", {}, h("a", { href: `#/matches?bot=${encodeURIComponent(bot.name)}` }, "All matches of this bot")));
+    h("h2", {}, "Recent matches"), matchTable(data.matches, "Latest first, with this bot's rank, score and rating change", bot.name),
+    h("p", {}, h("a", { href: `#/matches?bot=${encodeURIComponent(bot.name)}` }, "All matches of this bot")),
+    rivalsTable(data.rivals));
+}
+
+function hostedVersions(versions) {
+  if (!versions.length) return h("p", { class: "muted", id: "hosted-versions" }, "No version uploaded yet.");
+  return h("section", { id: "hosted-versions" }, h("h2", {}, "Uploaded versions"),
+    table("Newest first; the active version plays the bot's matches", [["Version", "num"], ["Status"], ["Uploaded"], ["Validation match"]],
+      versions.map((v) => h("tr", { "data-version": v.version },
+        h("td", { class: "num" }, `v${v.version}`),
+        h("td", { class: "status" }, `${v.status}${v.active ? " (active)" : ""}${v.reason ? `: ${v.reason}` : ""}`),
+        h("td", {}, when(v.created_ms)), h("td", {}, v.match_id ? matchLink(v.match_id) : "–")))));
+}
+
+function rivalsTable(rivals) {
+  if (!rivals.length) return null;
+  return h("section", { id: "rivals" }, h("h2", {}, "Head to head"),
+    table("Against each opponent in the matches both played: wins and losses count who ranked higher; " +
+      "the rank difference is the opponent's rank minus this bot's (positive: this bot placed better)",
+    [["Opponent"], ["Matches", "num"], ["Wins", "num"], ["Losses", "num"], ["Mean rank difference", "num"]],
+    rivals.map((r) => h("tr", { "data-opponent": r.opponent }, h("td", {}, botLink(r.opponent)),
+      h("td", { class: "num" }, r.matches), h("td", { class: "num" }, r.wins), h("td", { class: "num" }, r.losses),
+      h("td", { class: "num" }, signed(r.mean_rank_difference))))));
 }
 
 function ratingPlot(game, history) {
-  // mu after each rated match as a line, mu ± sigma as a band; x is the match count.
-  const W = 640, H = 240, L = 44, R = 12, T = 12, B = 30;
-  const points = history.map((p, i) => ({ x: i + 1, mu: p.mu, lo: p.mu - p.sigma, hi: p.mu + p.sigma }));
+  // mu after each rated match as a line, mu ± sigma as a band; x is the match count. Each match is a
+  // point that links to it (hover or focus it for the match and its rating). Drawn narrower on a
+  // phone, so that its labels keep their size instead of being scaled down with a wide plot.
+  const narrow = window.innerWidth < 600;
+  const W = narrow ? 360 : 640, H = narrow ? 220 : 240, L = 40, R = 12, T = 12, B = 30;
+  const points = history.map((p, i) => ({ x: i + 1, mu: p.mu, sigma: p.sigma, lo: p.mu - p.sigma, hi: p.mu + p.sigma,
+    match: p.match_id }));
   const lo = Math.floor(Math.min(...points.map((p) => p.lo)));
   const hi = Math.ceil(Math.max(...points.map((p) => p.hi)));
   const n = Math.max(points.length, 2);
@@ -126,30 +160,58 @@ function ratingPlot(game, history) {
   }
   const last = points[points.length - 1];
   const label = `${game} rating history: ${points.length} rated matches, mu from ${fmt(points[0].mu)} to ${fmt(last.mu)}, ` +
-    `sigma now ${fmt(last.hi - last.mu)}`;
-  return svg("svg", { class: "plot", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label },
+    `sigma now ${fmt(last.sigma)}`;
+  const dot = (p) => {
+    const said = `Match ${p.x}, ${p.match}: mu ${fmt(p.mu)} ± ${fmt(p.sigma)}`;
+    return svg("a", { href: `#/matches/${encodeURIComponent(p.match)}`, class: "point", "data-match": p.match, "aria-label": said },
+      svg("title", {}, said), svg("circle", { class: "mu-dot", cx: x(p.x), cy: y(p.mu), r: points.length <= 60 ? 4 : 2.5 }));
+  };
+  return h("figure", { class: "plot-box" }, svg("svg", { class: "plot", viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": label },
     svg("title", {}, label), ...ticks,
     svg("polygon", { class: "band", points: band.join(" ") }),
     svg("polyline", { class: "mu", points: points.map((p) => `${x(p.x)},${y(p.mu)}`).join(" ") }),
     // A band and a line need two points: a lone rating shows as a dot with its sigma as a bar.
     ...(points.length === 1 ? [svg("line", { class: "sigma-bar", x1: x(1), x2: x(1), y1: y(last.lo), y2: y(last.hi) })] : []),
-    ...(points.length <= 40 ? points.map((p) => svg("circle", { class: "mu-dot", cx: x(p.x), cy: y(p.mu), r: 3.5 })) : []),
     svg("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }),
     svg("text", { x: L, y: H - 10 }, "1"), svg("text", { x: W - R, y: H - 10, "text-anchor": "end" }, plural(points.length, "match", "matches")),
-    svg("text", { x: (W + L) / 2, y: H - 10, "text-anchor": "middle" }, "mu (line) ± sigma (band)"));
+    svg("text", { x: (W + L) / 2, y: H - 10, "text-anchor": "middle" }, narrow ? "mu ± sigma" : "mu (line) ± sigma (band)"),
+    points.map(dot)),
+  h("figcaption", { class: "muted" }, "Each point is a rated match: hover or focus it to see which, select it to open it."));
 }
 
 // -- matches -----------------------------------------------------------------------------------
 
-function matchTable(matches, caption) {
+function matchTable(matches, caption, own = null) {
+  // The winners (ranked first) are marked in the seats; the end is said only when it was not the normal one.
+  // A bot's own page adds its rank, score and rating change in each match.
   if (!matches.length) return h("p", { class: "muted" }, "No matches.");
-  return table(caption, [["Match"], ["Game"], ["Seats and scores"], ["End"], ["Tournament", "hide-narrow"], ["Started", "hide-narrow"]],
-    matches.map((m) => h("tr", { "data-match": m.match_id },
-      h("td", {}, matchLink(m.match_id)), h("td", {}, m.game),
-      h("td", {}, m.seats.map((seat, i) => [i ? ", " : "", botLink(seat), m.scores.length ? ` ${m.scores[i]}` : ""])),
-      h("td", {}, m.running ? h("span", { class: "live-badge" }, "LIVE") : m.termination),
-      h("td", { class: "hide-narrow" }, m.tournament_id ? h("a", { href: `#/tournaments/${encodeURIComponent(m.tournament_id)}` }, m.tournament_id) : "–"),
-      h("td", { class: "hide-narrow" }, when(m.started_ms)))));
+  const seatsCell = (m) => h("td", { class: "seats-cell" }, m.seats.map((seat, i) => {
+    const won = m.winners.includes(i);
+    return h("span", { class: `seat-result${won ? " winner" : ""}`, "data-seat": i },
+      won ? h("span", { class: "won", "aria-label": "winner", title: "winner" }, "★ ") : null,
+      botLink(seat), m.scores.length ? ` ${m.scores[i]}` : "");
+  }));
+  const result = (m) => {
+    if (m.running) return h("span", { class: "live-badge" }, "LIVE");
+    const names = m.winners.map((i) => m.seats[i]).join(" and ");
+    const note = m.termination && m.termination !== "normal" ? endWords(m.termination) : "";
+    return [names ? `won by ${names}` : "", names && note ? "; " : "", note];
+  };
+  const mine = (m) => {
+    const seat = m.seats.indexOf(own);
+    if (m.running || seat < 0 || !m.ranks.length) return [h("td", { class: "num" }, "–"), h("td", { class: "num" }, "–"), h("td", { class: "num" }, "–")];
+    return [h("td", { class: "num own-rank" }, `${ordinal(m.ranks[seat])} of ${m.seats.length}`),
+      h("td", { class: "num own-score" }, m.scores[seat]),
+      h("td", { class: "num own-change" }, m.rating_change === null || m.rating_change === undefined ? "–" : signed(m.rating_change))];
+  };
+  const heads = [["Match"], ["Game"], ["Seats and scores (★ winner)"], ["Result"],
+    ...(own ? [["Rank", "num"], ["Score", "num"], ["Rating ±", "num"]] : []), ["Tournament", "hide-narrow"], ["Started", "hide-narrow"]];
+  return table(caption, heads,
+  matches.map((m) => h("tr", { "data-match": m.match_id },
+    h("td", {}, matchLink(m.match_id)), h("td", {}, m.game), seatsCell(m), h("td", { class: "result" }, result(m)),
+    own ? mine(m) : null,
+    h("td", { class: "hide-narrow" }, m.tournament_id ? h("a", { href: `#/tournaments/${encodeURIComponent(m.tournament_id)}` }, m.tournament_id) : "–"),
+    h("td", { class: "hide-narrow nowrap" }, when(m.started_ms)))));
 }
 
 async function matchesPage(params) {
@@ -176,7 +238,7 @@ async function matchesPage(params) {
   poll(render, POLL_MS.list);
 }
 
-async function matchPage(id) {
+async function matchPage(id, params = new URLSearchParams()) {
   const data = await api(`/api/matches/${encodeURIComponent(id)}`);
   const m = data.match;
   const heading = h("h1", {}, `Match ${m.match_id}: ${m.game}`);
@@ -184,7 +246,8 @@ async function matchPage(id) {
     h("dt", {}, "Seats"), h("dd", {}, m.seats.map((s, i) => [i ? ", " : "", `${i}: `, botLink(s)])),
     h("dt", {}, "Started"), h("dd", {}, when(m.started_ms)),
     m.tournament_id ? [h("dt", {}, "Tournament"), h("dd", {}, h("a", { href: `#/tournaments/${encodeURIComponent(m.tournament_id)}` }, m.tournament_id))] : null,
-    h("dt", {}, "Status"), h("dd", { id: "match-status" }, m.running ? "running" : `ended (${m.termination})`));
+    h("dt", {}, "Status"), h("dd", { id: "match-status" }, m.running ? "running" : `ended: ${endWords(m.termination)}`),
+    m.winners.length ? [h("dt", {}, "Won by"), h("dd", { id: "match-winners" }, m.winners.map((i, k) => [k ? ", " : "", botLink(m.seats[i])]))] : null);
   if (data.live) {
     const holder = h("div", {});
     const render = (live, match) => holder.replaceChildren(h("p", {}, h("span", { class: "live-badge" }, "LIVE"),
@@ -211,7 +274,8 @@ async function matchPage(id) {
     if (m.running) poll(async () => { await matchPage(id); return false; }, POLL_MS.live);
     return;
   }
-  show(heading, facts, replayViewer(data.replay, data.frames, data.drawing));
+  show(heading, facts, replayViewer(data.replay, data.frames, data.drawing, Number(params.get("step") || 0),
+    (step) => history.replaceState(null, "", `#/matches/${encodeURIComponent(id)}${step ? `?step=${step}` : ""}`)));
 }
 
 // -- the replay viewer -------------------------------------------------------------------------
@@ -221,13 +285,15 @@ async function tournamentsPage() {
   const holder = h("div", {});
   const render = async () => {
     const { tournaments } = await api("/api/tournaments");
-    holder.replaceChildren(tournaments.length ? table("Newest first", [["Tournament"], ["Game"], ["Format"], ["Progress"], ["Created", "hide-narrow"]],
+    holder.replaceChildren(tournaments.length ? table("Newest first", [["Tournament"], ["Game"], ["Format"], ["Progress"], ["Winner"],
+      ["Created", "hide-narrow"]],
       tournaments.map((t) => h("tr", { "data-tournament": t.spec.name },
         h("td", {}, h("a", { href: `#/tournaments/${encodeURIComponent(t.spec.name)}` }, t.spec.name)),
         h("td", {}, t.spec.game), h("td", {}, t.spec.format),
         h("td", { class: "status" }, `${t.done} / ${t.total} (${t.status_text})`,
           t.waiting_for.length ? `; waiting for ${t.waiting_for.join(", ")}` : ""),
-        h("td", { class: "hide-narrow" }, when(t.created_ms))))) : h("p", { class: "muted" }, "No tournaments yet."));
+        h("td", { class: "winner" }, t.winner ? ["★ ", botLink(t.winner)] : t.finished_ms ? "–" : "not yet"),
+        h("td", { class: "hide-narrow nowrap" }, when(t.created_ms))))) : h("p", { class: "muted" }, "No tournaments yet."));
   };
   await render();
   show(h("h1", {}, "Tournaments"), holder);
@@ -271,6 +337,7 @@ async function tournamentPage(name) {
           h("td", { class: "num" }, r.mu === undefined || r.mu === null ? "–" : `${fmt(r.mu)} ± ${fmt(r.sigma)}`))),
         { id: "standings" }),
       headToHead(t),
+      t.finished_ms ? paths(t) : null,
       t.aborted_matches.length ? table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
         [["Match", "num"], ["Attempt"], ["Reason"], ["Then"]],
         t.aborted_matches.map((a) => h("tr", { "data-match": a.match_id }, h("td", { class: "num" }, a.number),
@@ -282,6 +349,20 @@ async function tournamentPage(name) {
   await render();
   show(h("h1", {}, `Tournament ${name}`), holder);
   poll(render, POLL_MS.list);
+}
+
+function paths(t) {
+  // Each bot's way through the finished tournament, in standing order: per round its table, rank and score.
+  const rounds = t.spec.rounds;
+  const cell = (steps) => (steps.length ? steps.map((s, k) => [k ? h("br", {}) : null,
+    h("a", { href: `#/matches/${encodeURIComponent(s.match_id)}`, "data-match": s.match_id },
+      `${ordinal(s.rank)} of ${s.players}`), ` (${s.score}, table ${s.table + 1})`]) : "–");
+  return h("section", { id: "paths", "aria-labelledby": "paths-title" }, h("h2", { id: "paths-title" }, "Each bot's path"),
+    table(`Round by round: each bot's place at its table (its ${t.score_name} and the table in brackets); each links to the match`,
+      [["Bot"], ...Array.from({ length: rounds }, (_, r) => [`Round ${r + 1}`])],
+      t.standings.map((row) => h("tr", { "data-bot": row.bot }, h("th", { scope: "row" }, botLink(row.bot)),
+        Array.from({ length: rounds }, (_, r) => h("td", { "data-round": r },
+          cell((t.paths[row.bot] || []).filter((s) => s.round === r))))))));
 }
 
 function seating(spec) {
@@ -327,7 +408,7 @@ function headToHead(t) {
       "(green: the row bot is better, red: worse).",
     [["", ""], ...bots.map((bot) => [bot, "num"])],
     bots.map((row) => h("tr", { "data-bot": row }, h("th", { scope: "row" }, row), bots.map((col) => cell(row, col)))),
-    { class: "scroll matrix" }),
+    { class: "matrix" }),
     h("ul", { class: "order-notes" }, t.unsettled.length
       ? t.unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
         `Not yet established: ${upper} above ${lower} (more deals may settle it, or show them equal)`))

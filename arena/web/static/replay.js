@@ -1,7 +1,8 @@
 // The replay viewer and the game drawings (cards, board, facts), shared by replays and live matches.
-import { h, svg, table, say, state } from "./util.js";
+import { h, svg, table, say, state, endWords } from "./util.js";
 
-export function replayViewer(replay, frames, drawing) {
+export function replayViewer(replay, frames, drawing, start = 0, moved = () => {}) {
+  // `start`: the step to open on (a linked one); `moved(step)` is told every step taken after that.
   let index = 0;
   const status = h("span", { class: "step-status", id: "step-status" });
   const slider = h("input", { type: "range", min: 0, max: frames.length - 1, value: 0, "aria-label": "Step" });
@@ -21,7 +22,7 @@ export function replayViewer(replay, frames, drawing) {
     const found = frames.findIndex((f) => f.round === round);
     return found < 0 ? (direction < 0 ? 0 : frames.length - 1) : found;
   };
-  const go = (target) => {
+  const go = (target, quiet = false) => {
     index = Math.max(0, Math.min(frames.length - 1, target));
     const frame = frames[index];
     const previous = index > 0 ? frames[index - 1] : null;
@@ -37,6 +38,7 @@ export function replayViewer(replay, frames, drawing) {
     buttons.first.disabled = buttons.prev.disabled = buttons.prevRound.disabled = index === 0;
     buttons.last.disabled = buttons.next.disabled = buttons.nextRound.disabled = index === frames.length - 1;
     say(`${status.textContent}. ${moveText.textContent}`);
+    if (!quiet) moved(index);
   };
   buttons.first.onclick = () => go(0);
   buttons.prev.onclick = () => go(index - 1);
@@ -61,7 +63,7 @@ export function replayViewer(replay, frames, drawing) {
       h("kbd", {}, "PgDn"), " round, ", h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), " start and end."),
     status, moveText, board, scores,
     h("p", { class: "muted" }, `Seed ${replay.seed}, commitment ${replay.seed_commitment}.`));
-  go(0);
+  go(Number.isInteger(start) ? start : 0, true);
   return viewer;
 }
 
@@ -177,14 +179,17 @@ function boardView(v, seats, move, before) {
         v.current_player >= 0 ? ` ${side(v.current_player)} (${seats[v.current_player]}) to move.` : ""),
       h("ul", {}, seats.map((name, i) => h("li", { "data-seat": i },
         `${side(i)} (seat ${i}, ${name}): reserve ${v.reserves[side(i)]}, monuments toppled ${v.toppled[side(i)]}`))),
-      h("p", {}, "Legend: b/w stones, M monuments (pentagon), + black-only and − white-only fields, dotted frame: highlighted field.")));
+      // The samples carry the fields' own classes, so the legend shows exactly what the board draws.
+      h("p", { class: "board-legend" }, "Legend: b/w stones, M monuments (pentagon), + black-only and − white-only fields; ",
+        h("span", { class: "swatch changed", "aria-hidden": "true" }), " orange ring: a field the last move changed; ",
+        h("span", { class: "swatch highlighted", "aria-hidden": "true" }), " dotted frame: a field the scenario highlights.")));
 }
 
 function scoreTable(replay, frame, drawing) {
   const seats = replay.seats;
   if (drawing.score_table === "final") {
     const r = replay.rounds[0];
-    return table(`Result: ${r.end || replay.termination}`, [["Seat"], ["Score", "num"], ["Rank", "num"]],
+    return table(`Result: ${endWords(r.end || replay.termination)}`, [["Seat"], ["Score", "num"], ["Rank", "num"]],
       seats.map((name, i) => h("tr", { "data-seat": i }, h("td", {}, `${i}: ${name}`),
         h("td", { class: "num final-score" }, replay.scores[i]), h("td", { class: "num" }, replay.ranks[i]))));
   }
@@ -193,7 +198,7 @@ function scoreTable(replay, frame, drawing) {
     r.penalties.map((p, i) => h("td", { class: "num", "data-seat": i }, p))));
   rows.push(h("tr", { class: "final" }, h("th", { scope: "row" }, "Final"),
     replay.scores.map((s, i) => h("td", { class: "num final-score", "data-seat": i }, `${s} (rank ${replay.ranks[i]})`))));
-  return table(`Penalties per round and final scores (${replay.termination})`,
+  return table(`Penalties per round and final scores (${endWords(replay.termination)})`,
     [["", ""], ...seats.map((name, i) => [`${i}: ${name}`, "num"])], rows);
 }
 

@@ -33,14 +33,58 @@ export async function api(path) {
 }
 
 export const fmt = (value, digits = 2) => (value === null || value === undefined ? "–" : Number(value).toFixed(digits));
-export const when = (ms) => (ms ? new Date(ms).toLocaleString() : "–");
+const pad = (n) => String(n).padStart(2, "0");
+
+export function when(ms) {
+  // Compact and the same width everywhere ("2026-11-23 14:05", local time); the full moment is its tooltip.
+  if (!ms) return "–";
+  const d = new Date(ms);
+  const text = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return h("time", { datetime: d.toISOString(), title: d.toLocaleString() }, text);
+}
+
+const ENDS = {
+  normal: "played to the end",
+  unfinished: "stopped unfinished",
+  forfeit: "ended by a forfeit",
+  aborted: "aborted (not rated)",
+  running: "still running",
+  goal: "goal reached",
+  passes: "both sides passed",
+  ply_limit: "move limit reached",
+};
+
+export function endWords(end) {
+  // How a match or round ended, in words; an identifier the UI does not know is shown with spaces.
+  return ENDS[end] || String(end || "").replaceAll("_", " ");
+}
 export const botLink = (name) => h("a", { href: `#/bots/${encodeURIComponent(name)}` }, name);
 export const matchLink = (id) => h("a", { href: `#/matches/${encodeURIComponent(id)}` }, id);
-export const table = (caption, heads, rows, attrs = {}) =>
-  h("div", { class: "scroll", ...attrs }, h("table", {}, h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, heads.map(([label, cls]) => h("th", { scope: "col", class: cls }, label)))),
-    h("tbody", {}, rows)));
+export const ordinal = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 >= 11 && n % 100 <= 13) || n % 10 > 3 ? 0 : n % 10]}`;
+export const signed = (value, digits = 2) =>
+  (value === null || value === undefined ? "–" : `${value > 0 ? "+" : value < 0 ? "−" : ""}${Math.abs(value).toFixed(digits)}`);
+let tables = 0;
 
+export function table(caption, heads, rows, attrs = {}) {
+  // The caption sits above the table's scrolling box, not in it: a table wider than the screen scrolls
+  // inside its box while its caption wraps at the screen's width, never cut off at the box's edge.
+  const id = `table-${++tables}`;
+  const { class: cls, ...rest } = attrs;
+  return h("div", { class: `table-box${cls ? ` ${cls}` : ""}`, ...rest },
+    h("p", { class: "caption", id }, caption),
+    h("div", { class: "scroll", role: "region", "aria-labelledby": id },
+      h("table", { "aria-labelledby": id },
+        h("thead", {}, h("tr", {}, heads.map(([label, c]) => h("th", { scope: "col", class: c }, label)))),
+        h("tbody", {}, rows))));
+}
+
+export function markScrollers(root) {
+  // A box whose table is wider than the screen can be focused, so the keyboard can scroll it too.
+  for (const box of root.querySelectorAll(".scroll")) {
+    if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
+    else box.removeAttribute("tabindex");
+  }
+}
 
 export function fill(parent, ...nodes) {
   // replaceChildren would write a left-out part (null) as the text "null".
