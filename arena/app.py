@@ -25,12 +25,15 @@ from arena.match import Clock
 from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
+from arena.node.retention import Retention, RetentionConfig
 from arena.node.sessions import Limits, SessionRegistry
+from arena.node.tasks import cancel_and_wait
 from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, node_name
 from arena.ratings import ResultRecord
 from arena.server.service import ArenaServicer, BotServicer
 from arena.store import Store, open_redis
+from arena.store.archive import Archive
 from arena.store.embedded import CONNECTIONS, blocking_client, redacted
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
@@ -77,6 +80,8 @@ class ServerConfig:
     http_host: str = DEFAULT_HOST
     http_port: int | None = None
     """Where the web UI listens (0: any free port); None: no web UI."""
+    retention: RetentionConfig = field(default_factory=RetentionConfig)
+    """How long finished matches stay in Redis before they move to the disk archive, and where it is."""
 
 
 @dataclass
@@ -105,7 +110,8 @@ def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
 @contextlib.asynccontextmanager
 async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningServer]:
     """Start the arena on `redis`; stop it (matches aborted, sessions closed) on exit."""
-    store = Store(redis, blocking_client(redis))
+    archive = Archive(config.retention.directory(config.data_dir))
+    store = Store(redis, blocking_client(redis), archive)
     aborted = await store.abort_running()
     if aborted:
         log.warning("marked %d matches of an earlier run as aborted", len(aborted))
@@ -157,6 +163,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     work.result_hooks.append(TournamentProgress(store))
     await work.start()
     ladder_task = asyncio.create_task(ladder.run(), name="ladder")
+    retention_task = asyncio.create_task(Retention(redis, archive, config.retention).run(), name="retention")
     web: WebServer | None = None
     try:
         if config.http_port is not None:
@@ -180,6 +187,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             await web.stop()
         await health.enter_graceful_shutdown()
         await ladder.stop(ladder_task)
+        await cancel_and_wait([retention_task], "retention")
         await work.stop()
         await host.shutdown()
         await hosted.stop()

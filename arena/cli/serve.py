@@ -104,7 +104,25 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     envvar="ARENA_REDIS_CONNECTIONS",
     help="Connections of the node's Redis pool for commands (env ARENA_REDIS_CONNECTIONS; default: the store's, 128).",
 )
+@click.option(
+    "--retain-days",
+    type=click.IntRange(min=0),
+    default=30,
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_RETAIN_DAYS",
+    help="Finished matches older than this move from Redis to the disk archive (env ARENA_RETAIN_DAYS; 0: never).",
+)
+@click.option(
+    "--archive-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    cls=EnvOption,
+    envvar="ARENA_ARCHIVE_DIR",
+    help="The archive of old matches, the same for every node (env ARENA_ARCHIVE_DIR; default: DATA_DIR/archive).",
+)
 def serve(
+    retain_days: int,
+    archive_dir: Path | None,
     unsafe_no_sandbox: bool,
     host: str,
     port: int,
@@ -136,6 +154,7 @@ def serve(
     from arena.match import Clock
     from arena.node.hosted import HostedConfig
     from arena.node.ladder import LadderConfig, LadderError, parse_sizes
+    from arena.node.retention import RetentionConfig
     from arena.node.sessions import Limits
     from arena.node.work import WorkConfig
     from arena.store import RedisUnavailable
@@ -164,6 +183,7 @@ def serve(
                 ladder=ladder,
                 http_host=host,
                 http_port=http_port,
+                retention=RetentionConfig(days=retain_days, archive_dir=archive_dir),
             )
         )
     except (LadderError, ConfigError) as error:

@@ -20,6 +20,13 @@
 | arena:matches:tournament-indexed | string | set once the matches stored before the tournament    |
 |                                  |        | index existed were added to it (Store.list_matches)  |
 | arena:matches:running            | set    | ids of matches started and not yet ended             |
+| arena:archive:index:{bucket}     | hash   | match id -> "FILE:OFFSET:LENGTH", where an archived  |
+|                                  |        | match lies on disk (store/archive.py); 4,096 buckets |
+|                                  |        | by CRC-32 of the id, small enough for listpacks      |
+| arena:archive:pending            | string | archive files' sizes (JSON) before the move under    |
+|                                  |        | way: a crashed move is cut off the files at the next |
+| arena:archive:lock               | string | the node that archives now (PX expiry)               |
+| arena:archive:horizon            | string | ms: finished matches started before it are archived  |
 | arena:rating:{game}:{bot}        | hash   | mu, sigma, games, last_ms: the bot's rating          |
 | arena:leaderboard:{game}         | zset   | bot names by mu - 3 sigma                            |
 | arena:history:{game}:{bot}       | stream | match_id, mu, sigma, games, at: after each rated one |
@@ -68,6 +75,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 PREFIX = "arena:"
 
 ADMIN = f"{PREFIX}admin"
@@ -77,6 +86,12 @@ MATCH_SEQ = f"{PREFIX}match:seq"
 MATCHES = f"{PREFIX}matches"
 MATCHES_RUNNING = f"{PREFIX}matches:running"
 MATCHES_TOURNAMENT_INDEXED = f"{PREFIX}matches:tournament-indexed"
+ARCHIVE_PENDING = f"{PREFIX}archive:pending"
+ARCHIVE_LOCK = f"{PREFIX}archive:lock"
+ARCHIVE_HORIZON = f"{PREFIX}archive:horizon"
+ARCHIVE_BUCKETS = 4096
+"""Buckets of the archive index: 100,000 archived matches make about 25 per bucket's hash, so each
+stays a listpack (Redis's compact encoding, up to 128 fields) and costs ~40 bytes a match."""
 
 
 def owner(name: str) -> str:
@@ -109,6 +124,11 @@ def matches_of_bot(bot_name: str) -> str:
 
 def matches_of_tournament(name: str) -> str:
     return f"{PREFIX}matches:tournament:{name}"
+
+
+def archive_index(match_id: str) -> str:
+    """The bucket of the archive index that holds `match_id`'s place on disk."""
+    return f"{PREFIX}archive:index:{zlib.crc32(match_id.encode()) % ARCHIVE_BUCKETS}"
 
 
 # -- ratings (arena/store/ratings.py) -------------------------------------------------------------

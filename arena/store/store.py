@@ -22,6 +22,7 @@ from redis.asyncio.client import Pipeline
 
 from arena.games.base import Termination
 from arena.store import keys
+from arena.store.archive import Archive, read_archived
 from arena.store.codec import compact_json, text, text_fields, texts
 from arena.store.replays import decode_replay, encode_replay
 
@@ -154,8 +155,10 @@ return 1
 class Store:
     """Typed access to the arena's Redis data; the server holds one."""
 
-    def __init__(self, redis: Redis, blocking: Redis | None = None) -> None:
+    def __init__(self, redis: Redis, blocking: Redis | None = None, archive: Archive | None = None) -> None:
         self.redis = redis
+        self.archive = archive
+        """Where matches moved out of Redis are read from (`archive.py`); None: this node reads none."""
         self.blocking = blocking or redis
         """The client for blocking reads (a pool of their own: `embedded.blocking_client`)."""
         self._create_owner = redis.register_script(_CREATE_OWNER)
@@ -283,10 +286,16 @@ class Store:
     async def get_match(self, match_id: str) -> tuple[MatchRecord, dict[str, Any] | None] | None:
         """The match summary and its replay record (None until it ended), or None.
 
-        A stored replay that does not read raises CorruptReplay (arena/store/replays.py)."""
+        Looked up in Redis, then in the archive (`archive.py`, through its index: the archive
+        moves a match in one transaction, so it is always in one or the other). A stored replay
+        that does not read raises CorruptReplay (arena/store/replays.py); an archived match this
+        node cannot read, ArchiveUnreadable (a CorruptReplay)."""
         summary, replay = await self.redis.hmget(keys.match(match_id), ["summary", "replay"])
         if summary is None:
-            return None
+            archived = await read_archived(self.redis, self.archive, match_id)
+            if archived is None:
+                return None
+            summary, replay = archived.summary, archived.replay
         return MatchRecord.from_json(summary), decode_replay(replay, match_id) if replay else None
 
     async def list_matches(
