@@ -32,12 +32,28 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process `pid` has used so far (its own, not its children's)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    # After the command name: state is field 3, utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
 def arena_server() -> Iterator[str]:
     """`arena serve` with its embedded Redis in a temporary directory; yields HOST:PORT."""
+    with arena_server_process() as (address, _pid):
+        yield address
+
+
+@contextlib.contextmanager
+def arena_server_process() -> Iterator[tuple[str, int]]:
+    """`arena serve` as `arena_server`; yields HOST:PORT and the server's process id."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
-        env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
+        # One node process (no supervisor of several workers), so that its CPU time is the server's.
+        env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
         process = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", data, "--http-port", "0"],
             stdout=subprocess.PIPE,
@@ -50,7 +66,7 @@ def arena_server() -> Iterator[str]:
             process.kill()
             raise RuntimeError(f"arena serve did not start: {line}")
         try:
-            yield f"127.0.0.1:{port}"
+            yield f"127.0.0.1:{port}", process.pid
         finally:
             process.terminate()
             process.wait(timeout=30)

@@ -5,26 +5,39 @@
 `arena serve` runs in its own process (embedded Redis); four random SDK bots
 (sample_bots/python/random_bot.py) run in four more processes, each sitting in every match at
 once. The benchmark keeps `--matches` matches running for `--seconds`, starting a new one as
-each ends, and counts the moves of the matches that ended. Everything shares this machine's
-cores: the server (engine, checks, conversion, Redis writes) and the bots alike. The figure
-is the best of the repeats; the machines are shared and noisy.
+each ends, and counts the moves of the matches that ended; then it lets the running ones end.
+Everything shares this machine's cores: the server (engine, checks, conversion, Redis writes)
+and the bots alike. The server's CPU per move is its process's CPU time over the window
+divided by the moves counted.
 
-For scale it then measures bare gRPC in the same shape: the echo server of grpc_latency.py and
-four client processes, one stream each, with `--matches / 4` messages in flight per stream.
+The reference is bare gRPC in the same shape: the echo server of grpc_latency.py and four
+client processes, one stream each, with `--matches / 4` messages in flight per stream. Arena
+and bare repeats alternate, so both see the same load; the ratio compares medians.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import grpc
-from grpc_common import ADMIN, arena_server, bearer, free_port, register_bots, start_bot_processes, wait_connected
+from grpc_common import (
+    ADMIN,
+    arena_server_process,
+    bearer,
+    cpu_seconds,
+    free_port,
+    register_bots,
+    start_bot_processes,
+    wait_connected,
+)
 from machine import describe
 
 from arena.v1 import arena_service_pb2 as api_pb
@@ -36,35 +49,49 @@ from arena.v1 import messages_pb2 as pb
 BOTS = ["r0", "r1", "r2", "r3"]
 
 
-async def measure(address: str, matches: int, seconds: float, repeats: int) -> list[float]:
-    """Keep `matches` matches running; after a warm-up, count the moves of the matches ending in each window."""
+MOVES_PER_MATCH = 4 * 50
+"""A 4-player friday13 match: 50 moves per seat (both rounds)."""
+
+
+class Figures(NamedTuple):
+    rate: float
+    """Moves (or round trips) per second."""
+    server_cpu: float
+    """CPU seconds of the server process per move."""
+    client_cpu: float
+    """CPU seconds of the bot (or client) processes per move."""
+
+
+async def measure(address: str, server_pid: int, bot_pids: list[int], matches: int, seconds: float) -> Figures:
+    """Keep `matches` matches running for `seconds`; moves per second of the matches that ended, and the
+    CPU seconds per move of the server and of the bots. The running matches end before it returns."""
     async with grpc.aio.insecure_channel(address) as channel:
         api = api_grpc.ArenaServiceStub(channel)
         request = api_pb.CreateMatchRequest(game=pb.GameSpec(game="friday13", players=4), seats=BOTS)
         running: set[str] = set()
 
-        async def window(length: float) -> tuple[int, float]:
-            moves = 0
-            started = time.perf_counter()
-            while time.perf_counter() - started < length:
-                while len(running) < matches:
-                    response = await api.CreateMatch(request, metadata=bearer(ADMIN))
-                    running.add(response.match_id)
-                await asyncio.sleep(0.1)
-                listed = await api.ListMatches(api_pb.ListMatchesRequest(limit=4 * matches))
-                for summary in listed.matches:
-                    if summary.ended_ms and summary.match_id in running:
-                        running.discard(summary.match_id)
-                        moves += 4 * 50
-            return moves, time.perf_counter() - started
+        async def ended() -> int:
+            listed = await api.ListMatches(api_pb.ListMatchesRequest(limit=4 * matches))
+            done = {summary.match_id for summary in listed.matches if summary.ended_ms} & running
+            running.difference_update(done)
+            return len(done)
 
-        await window(2.0)
-        rates = []
-        for repeat in range(repeats):
-            moves, elapsed = await window(seconds)
-            rates.append(moves / elapsed)
-            print(f"run {repeat + 1}: {moves} moves in {elapsed:.1f} s = {moves / elapsed:,.0f} moves/s", flush=True)
-        return rates
+        cpu, bots_cpu = cpu_seconds(server_pid), sum(map(cpu_seconds, bot_pids))
+        started = time.perf_counter()
+        moves = 0
+        while time.perf_counter() - started < seconds:
+            while len(running) < matches:
+                response = await api.CreateMatch(request, metadata=bearer(ADMIN))
+                running.add(response.match_id)
+            await asyncio.sleep(0.1)
+            moves += MOVES_PER_MATCH * await ended()
+        elapsed = time.perf_counter() - started
+        cpu, bots_cpu = cpu_seconds(server_pid) - cpu, sum(map(cpu_seconds, bot_pids)) - bots_cpu
+        while running:
+            await asyncio.sleep(0.1)
+            await ended()
+        moves = max(1, moves)
+        return Figures(moves / elapsed, cpu / moves, bots_cpu / moves)
 
 
 async def bare_client(address: str, in_flight: int, seconds: float) -> None:
@@ -75,17 +102,18 @@ async def bare_client(address: str, in_flight: int, seconds: float) -> None:
         for _ in range(in_flight):
             await call.write(message)
         trips = 0
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         while time.perf_counter() - started < seconds:
             await call.read()
             trips += 1
             await call.write(message)
-        print(trips / (time.perf_counter() - started), flush=True)
+        print(trips / (time.perf_counter() - started), trips, time.process_time() - cpu, flush=True)
         call.cancel()
 
 
-def bare_grpc(in_flight: int, seconds: float) -> float:
-    """Round trips per second of bare grpc.aio: four client processes against one echo server process."""
+def bare_grpc(in_flight: int, seconds: float) -> Figures:
+    """Bare grpc.aio, four client processes against one echo server process: round trips per second,
+    and the CPU seconds per round trip of the echo server and of the clients."""
     port = free_port()
     here = Path(__file__).resolve().parent
     echo = subprocess.Popen(
@@ -93,6 +121,7 @@ def bare_grpc(in_flight: int, seconds: float) -> float:
     )
     try:
         assert echo.stdout is not None and echo.stdout.readline().strip() == "ready"
+        cpu = cpu_seconds(echo.pid)
         clients = [
             subprocess.Popen(
                 [sys.executable, __file__, "--bare-client", f"127.0.0.1:{port}", str(in_flight), str(seconds)],
@@ -101,10 +130,26 @@ def bare_grpc(in_flight: int, seconds: float) -> float:
             )
             for _ in BOTS
         ]
-        return sum(float(client.communicate()[0]) for client in clients)
+        outputs = [client.communicate()[0].split() for client in clients]
+        cpu = cpu_seconds(echo.pid) - cpu
+        trips = max(1, sum(int(trips) for _, trips, _ in outputs))
+        return Figures(
+            sum(float(rate) for rate, _, _ in outputs), cpu / trips, sum(float(used) for _, _, used in outputs) / trips
+        )
     finally:
         echo.terminate()
         echo.wait()
+
+
+def median_figures(runs: list[Figures]) -> Figures:
+    return Figures(*(statistics.median(values) for values in zip(*runs, strict=True)))
+
+
+def show(figures: Figures, unit: str, one: str) -> str:
+    return (
+        f"{figures.rate:,.0f} {unit}/s; CPU per {one}: server {figures.server_cpu * 1e6:.0f} µs, "
+        f"bots {figures.client_cpu * 1e6:.0f} µs"
+    )
 
 
 def main() -> None:
@@ -117,23 +162,37 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     print(describe())
-    rates: list[float] = []
-    with arena_server() as address:
+    print(f"load average at start: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
+    arena: list[Figures] = []
+    bare: list[Figures] = []
+    with arena_server_process() as (address, pid):
         tokens = register_bots(address, BOTS)
         bots = start_bot_processes(address, tokens, args.matches)
+        bot_pids = [bot.pid for bot in bots]
         try:
             wait_connected(address, BOTS)
-            rates = asyncio.run(measure(address, args.matches, args.seconds, args.repeats))
+            asyncio.run(measure(address, pid, bot_pids, args.matches, 2.0))  # warm-up
+            for repeat in range(args.repeats):
+                arena.append(asyncio.run(measure(address, pid, bot_pids, args.matches, args.seconds)))
+                bare.append(bare_grpc(max(1, args.matches // len(BOTS)), args.seconds))
+                print(f"repeat {repeat + 1}: arena {show(arena[-1], 'moves', 'move')}", flush=True)
+                print(f"          bare grpc.aio {show(bare[-1], 'round trips', 'round trip')}", flush=True)
         finally:
             for bot in bots:
                 bot.terminate()
                 bot.wait()
+    middle = median_figures(arena)
+    reference = median_figures(bare)
     print(
-        f"throughput, {args.matches} concurrent 4-player friday13 matches of random SDK bots: "
-        f"best {max(rates):,.0f} moves/s, median {statistics.median(rates):,.0f} moves/s"
+        f"arena, {args.matches} concurrent 4-player friday13 matches of random SDK bots, medians: "
+        f"{show(middle, 'moves', 'move')} (best {max(figures.rate for figures in arena):,.0f} moves/s)"
     )
-    bare = [bare_grpc(max(1, args.matches // len(BOTS)), args.seconds / 2) for _ in range(args.repeats)]
-    print(f"bare grpc.aio in the same shape (4 client processes, 1 stream each): best {max(bare):,.0f} round trips/s")
+    print(
+        "bare grpc.aio in the same shape (4 client processes, 1 stream each), interleaved, medians: "
+        f"{show(reference, 'round trips', 'round trip')} (best {max(figures.rate for figures in bare):,.0f})"
+    )
+    print(f"arena / bare (medians): {middle.rate / reference.rate:.2f}")
+    print(f"load average at end: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
 
 
 if __name__ == "__main__":

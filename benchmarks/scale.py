@@ -79,7 +79,8 @@ def redis_server() -> Iterator[str]:
 
 @contextlib.contextmanager
 def nodes(redis_url: str, count: int, slots: int) -> Iterator[list[str]]:
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_MATCH_SLOTS": str(slots)}
+    # One process per node (no supervisor of several workers), so that a node's CPU time is its process's.
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_MATCH_SLOTS": str(slots), "ARENA_WORKERS": "1"}
     processes: list[subprocess.Popen[str]] = []
     addresses = []
     try:
