@@ -1,0 +1,127 @@
+"""The C++ and Go starter kits against a real server: they resume a cut stream without losing a
+move, play several matches on one session at once, and run as hosted bots in the sandbox."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.node.sessions import Session
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import bot_service_pb2 as bot_pb
+from arena.v1 import messages_pb2 as pb
+from tests.hosted.conftest import submit
+from tests.kits.conftest import Programs, errors_sent, register
+from tests.server.conftest import Arena
+from tests.server.test_mixed_table import wait_connected
+
+pytestmark = pytest.mark.asyncio
+COMPILED = ("cpp", "go")
+
+
+@pytest.mark.parametrize("language", COMPILED)
+async def test_the_kit_resumes_its_session_after_cut_streams_and_finishes_without_forfeit(
+    language: str,
+    kit: Callable[[str], Path],
+    arena: Arena,
+    programs: Programs,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run = kit(language)
+    name = f"{language}-steady"
+    tokens = await register(arena, name)
+    cuts = {"left": 3}
+    attached: list[tuple[str, bool, int]] = []
+    errors: list[bot_pb.Error] = []
+    send, attach = Session.send, Session.attach
+
+    def cutting_send(self: Session, message: bot_pb.ConnectResponse) -> None:
+        send(self, message)
+        if message.WhichOneof("message") == "error":
+            errors.append(message.error)
+        # Cut the stream right behind a request: the bot cannot answer it on this stream.
+        kind = message.WhichOneof("message")
+        if self.bot == name and self.attached and kind == "action_request" and cuts["left"] > 0:
+            cuts["left"] -= 1
+            self.hang_up(self.stream, "cut by the test")
+
+    def recording_attach(self: Session, welcome: bot_pb.Welcome) -> int:
+        attached.append((self.id, welcome.resumed, len(self.pending)))
+        return attach(self, welcome)
+
+    monkeypatch.setattr(Session, "send", cutting_send)
+    monkeypatch.setattr(Session, "attach", recording_attach)
+    process = await programs.start(str(run), "--server", arena.address, "--token", tokens[name], "--matches", "1")
+    await wait_connected(arena, {name}, [process])
+    match_id = await arena.create_match("friday13", [name, "builtin:random", "builtin:heuristic"])
+    summary, record = await arena.finished(match_id, timeout=60)
+    assert await programs.exit_codes() == [0]
+    assert cuts["left"] == 0
+    assert summary.termination == pb.TERMINATION_NORMAL and record["forfeited"] == []
+    assert errors == [], "no move was late or illegal"
+    assert len(attached) == 4, attached
+    assert len({session for session, _, _ in attached}) == 1, "every stream resumed the one session"
+    assert [resumed for _, resumed, _ in attached] == [False, True, True, True]
+    assert sum(pending for _, _, pending in attached) >= 1, "some request waited for the resumed stream"
+
+
+@pytest.mark.parametrize("language", COMPILED)
+async def test_the_kit_plays_matches_of_all_three_games_at_once_on_one_session(
+    language: str,
+    kit: Callable[[str], Path],
+    arena: Arena,
+    programs: Programs,
+    sent: list[tuple[str, bot_pb.ConnectResponse]],
+) -> None:
+    run = kit(language)
+    name = f"{language}-busy"
+    tokens = await register(arena, name)
+    process = await programs.start(
+        str(run), "--server", arena.address, "--token", tokens[name], "--max-matches", "3", "--matches", "3"
+    )
+    await wait_connected(arena, {name}, [process])
+    matches = [
+        await arena.create_match("friday13", [name, "builtin:heuristic", "builtin:random", "builtin:random"]),
+        await arena.create_match("amigo13", ["builtin:random", name, "builtin:heuristic"]),
+        await arena.create_match("board13", ["builtin:random", name]),
+    ]
+    results = [await arena.finished(match_id, timeout=60) for match_id in matches]
+    assert await programs.exit_codes() == [0]
+    assert errors_sent(sent) == []
+    for summary, record in results:
+        assert summary.termination == pb.TERMINATION_NORMAL and record["forfeited"] == []
+    # One session carried the three, and their requests interleaved on it.
+    welcomed = {
+        message.match_started.match_id for bot, message in sent if message.WhichOneof("message") == "match_started"
+    }
+    assert welcomed == set(matches)
+    order = [
+        message.action_request.match_id for bot, message in sent if message.WhichOneof("message") == "action_request"
+    ]
+    first_end = min(max(i for i, match in enumerate(order) if match == match_id) for match_id in matches)
+    assert len(set(order[: first_end + 1])) == 3, "every match had a request before the first one ended"
+    starts = max(summary.started_ms for summary, _ in results)
+    ends = min(summary.ended_ms for summary, _ in results)
+    assert starts < ends, "the three matches ran at the same time"
+
+
+@pytest.mark.parametrize("language", COMPILED)
+async def test_the_kit_runs_as_a_hosted_bot_with_its_built_binary(
+    language: str, kit: Callable[[str], Path], hosted_arena: Arena, tmp_path: Path
+) -> None:
+    run = kit(language)
+    # The package carries the built binary; the sandbox binds /usr, so Debian's shared
+    # libraries (libgrpc++ for C++) are there when it starts.
+    folder = tmp_path / f"{language}-bot"
+    folder.mkdir()
+    shutil.copy2(run.parent / "build" / "bot", folder / "bot")
+    owner = await hosted_arena.owner()
+    await hosted_arena.bot(owner, f"{language}-hosted")
+    reply = await submit(hosted_arena, owner, f"{language}-hosted", folder, "./bot")
+    assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_OK, (reply.version.reason, reply.stderr_tail)
+    summary, record = await hosted_arena.finished(reply.version.validation_match_id)
+    assert summary.termination == pb.TERMINATION_NORMAL and record["forfeited"] == []
+    assert f"{language}-hosted" in record["seats"]
