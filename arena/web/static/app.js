@@ -187,9 +187,10 @@ function matchTable(matches, caption, own = null) {
   if (!matches.length) return h("p", { class: "muted" }, "No matches.");
   const seatsCell = (m) => h("td", { class: "seats-cell" }, m.seats.map((seat, i) => {
     const won = m.winners.includes(i);
-    return h("span", { class: `seat-result${won ? " winner" : ""}`, "data-seat": i },
+    // A space between the seats lets the cell wrap there, never inside a seat.
+    return [i ? " " : "", h("span", { class: `seat-result${won ? " winner" : ""}`, "data-seat": i },
       won ? h("span", { class: "won", "aria-label": "winner", title: "winner" }, "★ ") : null,
-      botLink(seat), m.scores.length ? ` ${m.scores[i]}` : "");
+      botLink(seat), m.scores.length ? ` ${m.scores[i]}` : "")];
   }));
   const result = (m) => {
     if (m.running) return h("span", { class: "live-badge" }, "LIVE");
