@@ -65,7 +65,7 @@ PYTHON_MODULES = ("arena", "grpc", "google.protobuf")
 """What a Python bot imports from the node's installation (the SDK and what it stands on)."""
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Top-level folders that are symlinks into /usr on merged-/usr systems, or folders elsewhere."""
-ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives", "/etc/java-17-openjdk")
 
 
 @dataclass(frozen=True)
