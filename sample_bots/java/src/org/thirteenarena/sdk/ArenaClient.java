@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,7 +53,7 @@ public final class ArenaClient {
   private final Map<String, MatchStarted> matches = new ConcurrentHashMap<>();
   private final AtomicInteger ended = new AtomicInteger();
   private final ExecutorService workers;
-  private final ScheduledExecutorService timers;
+  private final ScheduledThreadPoolExecutor timers;
   private volatile String sessionId = "";
   private volatile boolean stopping;
 
@@ -62,7 +63,8 @@ public final class ArenaClient {
     // One worker per match the session may play, so that a slow choice in one match never
     // delays another's answer.
     this.workers = Executors.newFixedThreadPool(Math.max(1, Math.min(options.maxMatches, 16)), daemon("arena-worker"));
-    this.timers = Executors.newSingleThreadScheduledExecutor(daemon("arena-clock"));
+    this.timers = new ScheduledThreadPoolExecutor(1, daemon("arena-clock"));
+    this.timers.setRemoveOnCancelPolicy(true); // answered requests leave no fallback behind
   }
 
   /** Plays until `--matches` matches have ended (or forever); returns the process exit code. */
@@ -249,8 +251,11 @@ public final class ArenaClient {
     MatchStarted match = matches.get(request.getMatchId());
     AtomicBoolean answered = new AtomicBoolean();
     long deadlineMs = Math.max(1, request.getTimeLeftMs() / 2);
-    timers.schedule(
-        () -> reply(request, request.getLegalActions(0).getId(), answered, stream), deadlineMs, TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> fallback =
+        timers.schedule(
+            () -> reply(request, request.getLegalActions(0).getId(), answered, stream),
+            deadlineMs,
+            TimeUnit.MILLISECONDS);
     workers.execute(
         () -> {
           int choice;
@@ -261,6 +266,7 @@ public final class ArenaClient {
             choice = request.getLegalActions(0).getId();
           }
           reply(request, choice, answered, stream);
+          fallback.cancel(false);
         });
   }
 
