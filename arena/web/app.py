@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
-from collections.abc import Generator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,7 +14,7 @@ from typing import Annotated, Any
 import uvicorn
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -23,6 +24,12 @@ from arena.web.data import MAX_LIMIT, NotFoundError, WebData
 STATIC = Path(__file__).parent / "static"
 SHUTDOWN_GRACE = 1
 """Seconds open HTTP connections get to finish when the server stops."""
+
+STREAM_INTERVAL = {"match": 0.25, "tournament": 1.0}
+"""Seconds between reads of a streamed page's data: a change is sent within that long."""
+HEARTBEAT = 15.0
+"""Seconds of silence after which a stream sends a comment, so that proxies keep it open."""
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"How many rows, 1 to {MAX_LIMIT}.")]
 
@@ -99,6 +106,18 @@ def create_app(source: WebData) -> FastAPI:
         Once it ended: `replay` (the arena-replay/1 record) and `frames`, the position after every move."""
         return await source.match(match_id)
 
+    @app.get("/api/matches/{match_id}/stream", tags=["matches"], response_class=StreamingResponse)
+    async def match_stream(match_id: str, request: Request) -> StreamingResponse:
+        """Server-Sent Events: an `update` with the match as `/api/matches/{id}` gives it while it runs
+        (the public view only) each time it changes, then `end` with its summary once it has ended."""
+        await source.match(match_id, replay=False)  # an unknown match is a 404, before the stream starts
+
+        def ended(shown: dict[str, Any]) -> bool:
+            return not shown["match"]["running"]
+
+        read = lambda: source.match(match_id, replay=False)  # noqa: E731
+        return stream(request, read, ended, STREAM_INTERVAL["match"])
+
     @app.get("/api/tournaments", tags=["tournaments"])
     async def tournaments(limit: Limit = 50) -> dict[str, Any]:
         """Tournaments newest first, with their spec and progress: `status` (running, finished,
@@ -117,8 +136,49 @@ def create_app(source: WebData) -> FastAPI:
         `paths`: per bot its ended matches in order, with round, table, seat, score and rank."""
         return await source.tournament(name)
 
+    @app.get("/api/tournaments/{name}/stream", tags=["tournaments"], response_class=StreamingResponse)
+    async def tournament_stream(name: str, request: Request) -> StreamingResponse:
+        """Server-Sent Events: an `update` with the tournament as `/api/tournaments/{name}` gives it (with
+        `playing`, the matches being played) each time it changes, then `end` once it has finished."""
+        await source.tournament(name)
+
+        def ended(shown: dict[str, Any]) -> bool:
+            return bool(shown["finished_ms"] or shown["cancelled_ms"])
+
+        return stream(request, lambda: source.tournament(name), ended, STREAM_INTERVAL["tournament"])
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def stream(
+    request: Request,
+    read: Callable[[], Awaitable[dict[str, Any]]],
+    ended: Callable[[dict[str, Any]], bool],
+    interval: float,
+) -> StreamingResponse:
+    """A Server-Sent Events response: `read` every `interval` seconds, sent as an `update` when it
+    changed; once `ended` says so, the last one goes as `end` and the stream closes."""
+
+    async def events() -> AsyncIterator[str]:
+        sent = ""
+        quiet = 0.0
+        while not await request.is_disconnected():
+            shown = await read()
+            text = json.dumps(shown, separators=(",", ":"))
+            if ended(shown):
+                yield f"event: end\ndata: {text}\n\n"
+                return
+            if text != sent:
+                yield f"event: update\ndata: {text}\n\n"
+                sent, quiet = text, 0.0
+            elif quiet >= HEARTBEAT:
+                yield ": still here\n\n"
+                quiet = 0.0
+            await asyncio.sleep(interval)
+            quiet += interval
+
+    return StreamingResponse(events(), media_type="text/event-stream", headers=STREAM_HEADERS)
 
 
 async def _not_found(request: Request, error: Exception) -> JSONResponse:

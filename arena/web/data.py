@@ -14,14 +14,15 @@ from typing import Any
 from starlette.exceptions import HTTPException
 
 from arena.bots import BOTS
-from arena.games import Game, game_names, kit_of, make_game
-from arena.node.matches import BUILTIN_PREFIX, MatchHost
+from arena.games import Game, Termination, game_names, kit_of, make_game
+from arena.node.matches import BUILTIN_PREFIX, MatchHost, public_record
 from arena.node.tournaments import TournamentView, tournament_view
 from arena.store import CorruptReplay, MatchRecord, Store
 from arena.store.hosted import HostedStore
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.store import BotKind
 from arena.store.tournaments import TournamentState, TournamentStore
+from arena.store.work import WorkQueue
 from arena.tournaments.spec import TournamentSpec
 from arena.wire import convert
 
@@ -168,6 +169,8 @@ class WebData:
         self.host = host
         self.tournaments = TournamentStore(store.redis)
         self.hosted = HostedStore(store.redis)
+        self.work = WorkQueue(store.redis)
+        self._rebuilt: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
         self._frames: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
 
     async def leaderboards(self) -> dict[str, Any]:
@@ -254,8 +257,9 @@ class WebData:
         records = await self.store.list_matches(game, bot, limit, tournament)
         return {"matches": [match_summary(record) for record in records]}
 
-    async def match(self, match_id: str) -> dict[str, Any]:
-        """A running match's public view, or an ended match's replay record with a frame per move."""
+    async def match(self, match_id: str, replay: bool = True) -> dict[str, Any]:
+        """A running match's public view, or an ended match's replay record with a frame per move
+        (`replay` False: only its summary, as the live stream ends with)."""
         live = self.host.live.get(match_id)
         if live is not None:
             return {
@@ -273,12 +277,43 @@ class WebData:
             raise HTTPException(500, str(error)) from None
         if found is None:
             raise NotFoundError(f"no match {match_id!r}; /api/matches lists the matches")
-        record, replay = found
+        record, stored = found
         shown: dict[str, Any] = {"match": match_summary(record), "drawing": kit_of(record.game).drawing}
-        if replay is not None:
-            shown["replay"] = replay
-            shown["frames"] = self._replay_frames(match_id, replay)
+        if not record.ended_ms:
+            # Running on another node: its public view is rebuilt from the moves that node writes to Redis.
+            elsewhere = await self._live_from_events(record)
+            if elsewhere is not None:
+                shown["live"] = elsewhere
+        elif stored is not None and replay:
+            shown["replay"] = stored
+            shown["frames"] = self._replay_frames(match_id, stored)
         return shown
+
+    async def _live_from_events(self, record: MatchRecord) -> dict[str, Any] | None:
+        """The public view of a match another node runs, from its event stream (seed, then the actions
+        applied); None when it has none (not a work-stream match). Only public parts leave here."""
+        events = await self.work.events(record.match_id)
+        if not events.seed:
+            return None
+        cached = self._rebuilt.get(record.match_id)
+        if cached is not None and cached[0] == len(events.actions):
+            return cached[1]
+        game = game_of({"game": record.game, "params": record.params})
+        state = game.new_match(bytes.fromhex(events.seed))
+        last_move = ""
+        for action in events.actions:
+            seat = state.current_player()
+            state.apply(action)
+            last_move = f"seat {seat} played {game.action_text(action)}"
+        live = {
+            "view": public_view(record.game, state.public_observation()),
+            "last_move": last_move,
+            "record": public_record(state.record(record.seats, Termination.RUNNING)),
+        }
+        self._rebuilt[record.match_id] = (len(events.actions), live)
+        if len(self._rebuilt) > FRAME_CACHE:
+            self._rebuilt.popitem(last=False)
+        return live
 
     def _replay_frames(self, match_id: str, replay: dict[str, Any]) -> list[dict[str, Any]]:
         frames = self._frames.get(match_id)
@@ -320,6 +355,7 @@ class WebData:
             **tournament_json(view),
             **{key: table[key] for key in TABLE_KEYS},
             "paths": tournament_paths(spec, records),
+            "playing": [record.match_id for record in records if not record.ended_ms],
         }
 
     async def _tournament_state(self, name: str) -> TournamentState:

@@ -133,8 +133,10 @@ def test_the_api_is_described_and_read_only(web_arena: WebArena) -> None:
         "/api/bots/{name}",
         "/api/matches",
         "/api/matches/{match_id}",
+        "/api/matches/{match_id}/stream",
         "/api/tournaments",
         "/api/tournaments/{name}",
+        "/api/tournaments/{name}/stream",
     }
     assert all(set(methods) == {"get"} for methods in spec["paths"].values())
     request = urllib.request.Request(web_arena.url + "api/matches", data=b"{}", method="POST")

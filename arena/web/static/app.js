@@ -1,8 +1,8 @@
 // Thirteen Arena web UI: hash routes over the read-only JSON API, no framework, no build step.
 import { h, svg, api, fmt, when, botLink, matchLink, table, fill, say, poll, stopPolling, plural, state, endWords, ordinal, signed,
-  markScrollers }
+  markScrollers, follow, stopFollowing }
   from "./util.js";
-import { replayViewer, renderView, card } from "./replay.js";
+import { replayViewer, renderView, describeMove } from "./replay.js";
 
 const view = document.getElementById("view");
 const POLL_MS = { list: 2000, live: 1000 };
@@ -31,6 +31,8 @@ const routes = [
 
 async function route() {
   stopPolling();
+  stopFollowing();
+  delete view.dataset.transport;
   state.keyHandler = null;
   const [path, query] = location.hash.replace(/^#/, "").split("?");
   const params = new URLSearchParams(query || "");
@@ -251,21 +253,26 @@ async function matchPage(id, params = new URLSearchParams()) {
     m.winners.length ? [h("dt", {}, "Won by"), h("dd", { id: "match-winners" }, m.winners.map((i, k) => [k ? ", " : "", botLink(m.seats[i])]))] : null);
   if (data.live) {
     const holder = h("div", {});
-    const render = (live, match) => holder.replaceChildren(h("p", {}, h("span", { class: "live-badge" }, "LIVE"),
-      " Public view, updated every second; hands are shown once the match has ended."),
-    h("p", { class: "move-text", id: "move-text" }, live.last_move || "No move yet."),
+    const render = (live, match) => holder.replaceChildren(h("p", { class: "live-note" }, h("span", { class: "live-badge" }, "LIVE"),
+      " Public view, updated as the moves are played; hands are shown once the match has ended."),
+    h("p", { class: "move-text", id: "move-text" }, liveMove(live, match, data.drawing)),
     renderView(live.view, data.drawing, match.seats, null, null));
     render(data.live, m);
     show(heading, facts, holder);
-    poll(async () => {
+    const polling = () => poll(async () => {
       const next = await api(`/api/matches/${encodeURIComponent(id)}`);
       if (!next.live) {
-        await matchPage(id);
+        await matchPage(id, params);
         return false;
       }
       render(next.live, next.match);
       return true;
     }, POLL_MS.live);
+    follow(`/api/matches/${encodeURIComponent(id)}/stream`, {
+      update: (next) => next.live && render(next.live, next.match),
+      end: () => matchPage(id, params),
+      fallback: polling,
+    });
     return;
   }
   if (!data.replay) {
@@ -280,6 +287,19 @@ async function matchPage(id, params = new URLSearchParams()) {
 }
 
 // -- the replay viewer -------------------------------------------------------------------------
+function liveMove(live, match, drawing) {
+  // The last move drawn as the replay draws it (cards as cards), from the public record of the moves.
+  const rounds = (live.record && live.record.rounds) || [];
+  for (let round = rounds.length - 1; round >= 0; round -= 1) {
+    const moves = rounds[round].moves || [];
+    const move = moves[moves.length - 1];
+    if (move && (move.card !== undefined || move.move !== undefined)) {
+      return describeMove({ seats: match.seats }, { move, round }, drawing);
+    }
+  }
+  return [live.last_move || "No move yet."];
+}
+
 // -- tournaments -------------------------------------------------------------------------------
 
 async function tournamentsPage() {
@@ -303,8 +323,7 @@ async function tournamentsPage() {
 
 async function tournamentPage(name) {
   const holder = h("div", {});
-  const render = async () => {
-    const t = await api(`/api/tournaments/${encodeURIComponent(name)}`);
+  const draw = (t) => {
     const rows = t.standings;
     const scored = rows.filter((r) => r.mean_score !== null);
     const lo = Math.min(...scored.map((r) => r.mean_score - (r.ci95 || 0)), 0);
@@ -337,6 +356,8 @@ async function tournamentPage(name) {
           h("td", { class: "num" }, fmt(r.mean_rank)),
           h("td", { class: "num" }, r.mu === undefined || r.mu === null ? "–" : `${fmt(r.mu)} ± ${fmt(r.sigma)}`))),
         { id: "standings" }),
+      t.playing.length ? h("section", { id: "playing" }, h("h2", {}, "Being played now"),
+        h("ul", { class: "playing" }, t.playing.map((id) => h("li", {}, h("span", { class: "live-badge" }, "LIVE"), " ", matchLink(id))))) : null,
       headToHead(t),
       t.finished_ms ? paths(t) : null,
       t.aborted_matches.length ? table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
@@ -345,11 +366,17 @@ async function tournamentPage(name) {
           h("td", {}, matchLink(a.match_id), ` (${a.attempt})`), h("td", { class: "reason" }, a.reason || "–"),
           h("td", {}, a.rerun ? ["re-run as ", matchLink(a.rerun)] : "not re-run")))) : null,
       h("p", {}, h("a", { href: `#/matches?tournament=${encodeURIComponent(name)}` }, "Matches of this tournament")));
-    return !t.finished_ms;
   };
-  await render();
+  const url = `/api/tournaments/${encodeURIComponent(name)}`;
+  const first = await api(url);
+  draw(first);
   show(h("h1", {}, `Tournament ${name}`), holder);
-  poll(render, POLL_MS.list);
+  if (first.finished_ms || first.cancelled_ms) return;
+  follow(`${url}/stream`, { update: draw, end: draw, fallback: () => poll(async () => {
+    const t = await api(url);
+    draw(t);
+    return !t.finished_ms && !t.cancelled_ms;
+  }, POLL_MS.list) });
 }
 
 function paths(t) {

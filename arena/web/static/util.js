@@ -108,6 +108,32 @@ export function poll(fn, ms) {
   state.pollTimer = setTimeout(tick, ms);
 }
 
+export function follow(url, { update, end, fallback }) {
+  // One Server-Sent Events stream per page: `update` with each change, `end` once it is over. If the
+  // stream drops (a proxy, a restarted server), the page falls back to `fallback`, which polls.
+  stopFollowing();
+  const view = document.getElementById("view");
+  const source = new EventSource(url);
+  state.stream = source;
+  view.dataset.transport = "stream";
+  source.addEventListener("update", (event) => update(JSON.parse(event.data)));
+  source.addEventListener("end", (event) => {
+    stopFollowing();
+    end(JSON.parse(event.data));
+  });
+  source.addEventListener("error", () => {
+    if (state.stream !== source) return;
+    stopFollowing();
+    view.dataset.transport = "poll";
+    fallback();
+  });
+}
+
+export function stopFollowing() {
+  if (state.stream) state.stream.close();
+  state.stream = null;
+}
+
 export function stopPolling() {
   if (state.pollTimer) clearTimeout(state.pollTimer);
   state.pollTimer = null;
