@@ -30,6 +30,13 @@ for lib in $LIBS; do
   CLASSPATH="$CLASSPATH${CLASSPATH:+:}$JARS/$lib.jar"
 done
 
+# One build at a time: test runs (and people) may start it at once on one tree.
+mkdir -p "$BUILD"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$BUILD/.lock"
+  flock 9
+fi
+
 # The build's inputs: protos, sources, this script and the libraries' versions (the jars' real names).
 STAMP=$( (cd "$PROTO" && find . -name '*.proto' | LC_ALL=C sort | xargs sha256sum;
   cd "$HERE" && find src -name '*.java' | LC_ALL=C sort | xargs sha256sum; sha256sum build.sh;
@@ -38,7 +45,7 @@ if [ -f "$BUILD/stamp" ] && [ "$(cat "$BUILD/stamp")" = "$STAMP" ] && [ -f "$BUI
   exit 0
 fi
 
-rm -rf "$BUILD"
+rm -rf "$BUILD/generated" "$BUILD/classes" "$BUILD/lib" "$BUILD/stamp"
 mkdir -p "$BUILD/generated" "$BUILD/classes" "$BUILD/lib"
 # The bot needs BotService and the messages; ArenaService (the people's API) is left out to keep
 # the build short.
@@ -47,7 +54,9 @@ mkdir -p "$BUILD/generated" "$BUILD/classes" "$BUILD/lib"
 find "$BUILD/generated" "$HERE/src" -name '*.java' >"$BUILD/sources.txt"
 javac -nowarn -encoding UTF-8 --release 17 -cp "$CLASSPATH" -d "$BUILD/classes" @"$BUILD/sources.txt" 2>"$BUILD/javac.log" ||
   { cat "$BUILD/javac.log" >&2; fail "javac failed"; }
-jar --create --file "$BUILD/arena-bot.jar" --main-class org.thirteenarena.sample.SampleBot -C "$BUILD/classes" .
+# Written aside, then renamed: a bot already running from build/ never reads half a jar.
+jar --create --file "$BUILD/arena-bot.jar.new" --main-class org.thirteenarena.sample.SampleBot -C "$BUILD/classes" .
+mv "$BUILD/arena-bot.jar.new" "$BUILD/arena-bot.jar"
 # The libraries beside the bot, so that build/ is all a hosted package needs besides a Java runtime.
 for lib in $LIBS; do cp "$(readlink -f "$JARS/$lib.jar")" "$BUILD/lib/$lib.jar"; done
 echo "$STAMP" >"$BUILD/stamp"
