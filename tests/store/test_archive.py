@@ -14,6 +14,7 @@ import grpc
 import pytest
 import pytest_asyncio
 import redis as redis_sync
+import yaml
 from redis.asyncio import Redis
 from redis.exceptions import LockError
 from starlette.exceptions import HTTPException
@@ -265,3 +266,13 @@ def test_serve_refuses_a_bad_retention_age_in_one_line(tmp_path: Path) -> None:
     done = arena(*serve, env={"ARENA_RETAIN_DAYS": "soon"}, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.startswith("arena: error: ARENA_RETAIN_DAYS=soon: ")
     assert done.stderr.count("\n") == 1
+
+
+def test_every_compose_node_shares_one_archive_volume(repo_root: Path) -> None:
+    compose = yaml.safe_load((repo_root / "docker-compose.yml").read_text())
+    for name in ("arena", "arena-hosted"):
+        node = compose["services"][name]
+        archive_dir = Path(node["environment"]["ARENA_ARCHIVE_DIR"])
+        mounts = [volume.split(":")[:2] for volume in node["volumes"]]
+        assert any(source == "arena-archive" and archive_dir.is_relative_to(target) for source, target in mounts), name
+    assert "arena-archive" in compose["volumes"]
