@@ -305,6 +305,8 @@ class Store:
 
         Read from the narrowest index that applies, page by page, with the other filters applied
         to each page: `limit` counts matches that pass every filter, however old they are.
+        Archived matches (`archive.py`) have left the indexes: lists go back as far as Redis
+        holds matches (`--retain-days`), and an archived match is read by its id (`get_match`).
         """
         if tournament:
             await self._index_tournament_matches()
