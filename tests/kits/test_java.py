@@ -269,3 +269,16 @@ async def test_the_java_bot_runs_hosted_in_the_sandbox(
     requests = requests_to(delivered, "java-hosted", reply.version.validation_match_id)
     turns = sum(1 for entry in record["rounds"] for move in entry["moves"] if move["seat"] == seat)
     assert check_against_record(record, seat, requests) == turns > 0, "it played its own moves, none by default"
+
+
+async def test_the_java_bot_stops_with_a_one_line_reason_on_a_bad_token(
+    arena: Arena, kit: Callable[[str], Path]
+) -> None:
+    run = kit("java")
+    process = await asyncio.create_subprocess_exec(
+        str(run), "--server", arena.address, "--token", "atb_not-a-token", stderr=asyncio.subprocess.PIPE
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2, "UNAUTHENTICATED is final: no reconnecting"
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and "the arena refused the bot" in lines[0], lines
