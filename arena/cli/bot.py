@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.options import Token, call, connection_options, enum_word, fail, json_option, print_json, to_dict
-from arena.cli.output import console, counted, when
+from arena.cli.output import console, counted, table, when
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -48,21 +48,19 @@ def bot_register(
 
 
 def _bots_table(bots: Any) -> Table:
-    from rich.table import Table
-
-    table = Table(title="bots")
-    for column in ("bot", "owner", "language", "games", "connected", "registered"):
-        table.add_column(column)
+    view = table(
+        "bots", ("bot", "owner", "language", "games", "connected", "registered"), keep=("bot", "games", "registered")
+    )
     for info in bots:
-        table.add_row(
+        view.add_row(
             info.name,
             info.owner,
             info.language or "-",
-            ", ".join(info.games),
+            ",".join(info.games),
             "yes" if info.connected else "no",
-            when(info.created_ms),
+            when(info.created_ms, "day"),
         )
-    return table
+    return view
 
 
 @bot.command("list")
@@ -86,8 +84,6 @@ def bot_list(owner_name: str, connection: Connection, as_json: bool) -> None:
 @json_option
 def bot_show(name: str, connection: Connection, as_json: bool) -> None:
     """One bot and its rating in each of its games."""
-    from rich.table import Table
-
     from arena.v1 import arena_service_pb2 as api_pb
 
     async def look(arena: ArenaClient) -> tuple[Any, dict[str, Any]]:
@@ -106,15 +102,14 @@ def bot_show(name: str, connection: Connection, as_json: bool) -> None:
         print_json({**to_dict(info), "ratings": {game: to_dict(point) for game, point in ratings.items()}})
         return
     console().print(_bots_table([info]))
-    table = Table(title=f"ratings of {name}")
-    for column in ("game", "mu", "sigma", "mu - 3 sigma", "games", "last match"):
-        table.add_column(column)
+    numbers = ("mu", "sigma", "mu-3sigma", "games")
+    view = table(f"ratings of {name}", ("game", *numbers, "last match"), numbers=numbers, keep=("last match",))
     for game in info.games:
         point = ratings.get(game)
         if point is None:
-            table.add_row(game, "-", "-", "-", "0", "-")
+            view.add_row(game, "-", "-", "-", "0", "-")
         else:
-            table.add_row(
+            view.add_row(
                 game,
                 f"{point.mu:.2f}",
                 f"{point.sigma:.2f}",
@@ -122,7 +117,7 @@ def bot_show(name: str, connection: Connection, as_json: bool) -> None:
                 str(point.games),
                 point.match_id,
             )
-    console().print(table)
+    console().print(view)
 
 
 @bot.command("rotate-token")
@@ -190,8 +185,6 @@ def _tail(text: str, lines: int = 20) -> str:
 @json_option
 def bot_logs(name: str, runs: int, connection: Connection, as_json: bool) -> None:
     """A hosted bot's versions and the end of its stderr in recent runs (its owner's token, or admin)."""
-    from rich.table import Table
-
     from arena.v1 import arena_service_pb2 as api_pb
 
     request = api_pb.GetBotLogsRequest(name=name, limit=runs)
@@ -199,11 +192,14 @@ def bot_logs(name: str, runs: int, connection: Connection, as_json: bool) -> Non
     if as_json:
         print_json(to_dict(reply))
         return
-    table = Table(title=f"versions of {name}")
-    for column in ("version", "uploaded", "status", "run", "sha256", "reason"):
-        table.add_column(column)
+    view = table(
+        f"versions of {name}",
+        ("version", "uploaded", "status", "run", "sha256", "reason"),
+        numbers=("version",),
+        keep=("uploaded",),
+    )
     for version in reply.versions:
-        table.add_row(
+        view.add_row(
             str(version.version),
             when(version.created_ms),
             enum_word(api_pb.HostedVersionStatus, version.status),
@@ -211,10 +207,10 @@ def bot_logs(name: str, runs: int, connection: Connection, as_json: bool) -> Non
             version.sha256[:12],
             version.reason,
         )
-    console().print(table)
+    console().print(view)
     for run in reply.runs:
         print(
-            f"\n-- version {run.version}, {when(run.started_ms)} on {run.node}, matches "
+            f"\n-- version {run.version}, {when(run.started_ms, 'second')} on {run.node}, matches "
             f"{', '.join(run.match_ids) or '-'}: {run.ending}"
         )
         print(_tail(run.stderr) if run.stderr.strip() else "(no stderr)")

@@ -31,6 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.app import RunningServer, ServerConfig, running
+from arena.cli.output import table
 from arena.hosted.package import pack
 from arena.matchmaking import QualitySchedule
 from arena.node import submissions as hosted_api
@@ -321,7 +322,11 @@ async def run_demo(
             if stay:
                 console.print(f"demo: still serving on {arena.address}; Ctrl-C stops the server and the bots")
                 await wait_for_interrupt()
-    console.print("demo: stopped the server and the bots")
+    console.print(
+        "demo: stopped the server, the bots and the web UI"
+        + ("" if stay else " (--stay keeps them until Ctrl-C; --data-dir DIR keeps the data for another run)"),
+        soft_wrap=True,
+    )
 
 
 async def ladder_matches(store: Store, before: int, want: int, timeout: float) -> int:
@@ -339,13 +344,13 @@ async def rated_results(store: Store) -> int:
 
 
 def leaderboard_view(game: str, rows: list[LeaderboardRow]) -> Table:
-    view = Table(title=f"{game} leaderboard (TrueSkill, ranked by mu - 3 sigma)")
-    view.add_column("#", justify="right")
-    view.add_column("bot")
-    view.add_column("mu - 3 sigma", justify="right")
-    view.add_column("mu", justify="right")
-    view.add_column("sigma", justify="right")
-    view.add_column("games", justify="right")
+    numbers = ("#", "mu-3sigma", "mu", "sigma", "games")
+    view = table(
+        f"{game} leaderboard (TrueSkill: ranked by mu - 3 sigma, the conservative rating)",
+        ("#", "bot", *numbers[1:]),
+        numbers=numbers,
+        keep=("bot",),
+    )
     for row in rows:
         view.add_row(
             str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}", str(row.games)

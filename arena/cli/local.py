@@ -22,7 +22,7 @@ from arena.cli.options import (
     game_param_texts,
     print_json,
 )
-from arena.cli.output import console, print_head_to_head, print_standings
+from arena.cli.output import console, print_head_to_head, print_standings, table
 
 if TYPE_CHECKING:
     from arena.match.abtest import ABTest
@@ -345,8 +345,6 @@ def verdict_text(test: Any, max_deals: int) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the games and their parameters as JSON.")
 def games_command(as_json: bool) -> None:
     """The games, their numbers of players and the parameters each declares (for --param)."""
-    from rich.table import Table
-
     from arena.games import game_names, kit_of, make_game
 
     rows: list[dict[str, Any]] = []
@@ -360,9 +358,11 @@ def games_command(as_json: bool) -> None:
     if as_json:
         print_json(rows)
         return
-    view = Table(title="games (--param NAME=VALUE sets a parameter)")
-    for column in ("game", "players", "parameter", "default", "values", "meaning"):
-        view.add_column(column)
+    view = table(
+        "games (--param NAME=VALUE sets a parameter)",
+        ("game", "players", "parameter", "default", "values", "meaning"),
+        keep=("game", "parameter"),
+    )
     for row in rows:
         low, high = row["players"]
         players = f"{low}-{high}" if low != high else str(low)
@@ -381,18 +381,15 @@ def games_command(as_json: bool) -> None:
 @click.argument("scenario", required=False, metavar="[NAME|FILE]")
 def scenarios(scenario: str | None) -> None:
     """The board13 scenarios; with a name or a TOML file, check it and draw its starting board."""
-    from rich.table import Table
-
     from arena.games import make_game
     from arena.games.board13.render import render_text
     from arena.games.board13.rules import Board13Observation
     from arena.games.board13.scenario import load_scenario, scenario_names
 
     if scenario is None:
-        view = Table(title="board13 scenarios (arena play board13 --scenario NAME)")
-        view.add_column("name")
-        view.add_column("goal")
-        view.add_column("description")
+        view = table(
+            "board13 scenarios (arena play board13 --scenario NAME)", ("name", "goal", "description"), keep=("name",)
+        )
         for name in scenario_names():
             shipped = load_scenario(name)
             view.add_row(name, shipped.goal, shipped.description)

@@ -19,7 +19,7 @@ from arena.cli.options import (
     print_json,
     to_dict,
 )
-from arena.cli.output import console, when
+from arena.cli.output import console, table, when
 
 if TYPE_CHECKING:
     from arena.client import Connection
@@ -77,8 +77,6 @@ def match_create(
 @json_option
 def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
     """A match's summary: seats, scores, ranks, how it ended."""
-    from rich.table import Table
-
     from arena.v1 import arena_service_pb2 as api_pb
     from arena.v1 import messages_pb2 as pb
 
@@ -88,15 +86,18 @@ def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
         print_json(to_dict(summary))
         return
     ended = pb.Termination.Name(summary.termination).removeprefix("TERMINATION_").lower()
-    table = Table(title=f"match {summary.match_id}: {summary.game.game}, {ended if summary.ended_ms else 'running'}")
-    for column in ("seat", "bot", "score", "rank"):
-        table.add_column(column)
+    view = table(
+        f"match {summary.match_id}: {summary.game.game}, {ended if summary.ended_ms else 'running'}",
+        ("seat", "bot", "score", "rank"),
+        numbers=("seat", "score", "rank"),
+        keep=("bot",),
+    )
     for seat, name in enumerate(summary.seats):
         score = str(summary.scores[seat]) if seat < len(summary.scores) else "-"
         rank = str(summary.ranks[seat]) if seat < len(summary.ranks) else "-"
-        table.add_row(str(seat), name, score, rank)
-    console().print(table)
-    print(f"started {when(summary.started_ms)}, ended {when(summary.ended_ms)}")
+        view.add_row(str(seat), name, score, rank)
+    console().print(view)
+    print(f"started {when(summary.started_ms, 'second')}, ended {when(summary.ended_ms, 'second')}")
 
 
 @match.command("export")

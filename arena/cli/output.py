@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime
 import functools
+import math
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,18 +29,46 @@ def counted(number: int, thing: str, plural: str = "") -> str:
     return f"{number} {thing if number == 1 else plural or thing + 's'}"
 
 
-def when(ms: int) -> str:
-    """A stored time in milliseconds as UTC text; "-" for none."""
+SHAPES = {"day": "%Y-%m-%d", "minute": "%Y-%m-%d %H:%M", "second": "%Y-%m-%d %H:%M:%S"}
+
+
+def when(ms: int, to: str = "minute") -> str:
+    """A stored time in milliseconds as UTC text, to the day, minute (tables: one line, 16
+    characters) or second; "-" for none."""
     if not ms:
         return "-"
-    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime(SHAPES[to])
+
+
+def table(title: str, columns: Sequence[str], *, numbers: Collection[str] = (), keep: Collection[str] = ()) -> Table:
+    """An empty table in the CLI's one style, made to fit 80 columns: a rule under the header and no
+    boxes (two spaces between columns, none at the edges), the title on the left, `numbers` right-aligned,
+    and `keep` (bot names, times) never wrapped or cut, so the other columns give way first."""
+    from rich import box
+    from rich.table import Table
+
+    # At least as wide as its title, so that the title is not folded over two lines.
+    view = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+        min_width=min(len(title), console().width),
+    )
+    for column in columns:
+        # A header is never cut: its width is the least its column gets.
+        view.add_column(
+            column, justify="right" if column in numbers else "left", no_wrap=column in keep, min_width=len(column)
+        )
+    return view
 
 
 def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], score_name: str) -> None:
-    """The head-to-head matrix: the row bot's advantage per deal over the column bot on the deals
-    both played, with its 95% interval; then the neighbours in the standings whose order is open."""
-    from rich.table import Table
-
+    """The head-to-head matrix: the row bot's advantage in score per deal over the column bot on the
+    deals both played, with its 95% interval; a list of pairs instead when the matrix would not fit
+    the terminal; then the neighbours in the standings whose order is open."""
     bots = [row["bot"] for row in rows if row["games"]]
     if len(bots) < 2:
         return
@@ -47,52 +77,57 @@ def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], 
         by_bots[(pair["first"], pair["second"])] = pair
         flipped = None if pair["advantage"] is None else -pair["advantage"]
         by_bots[(pair["second"], pair["first"])] = {**pair, "advantage": flipped}
-    view = Table(title=f"head to head: the row's advantage in {score_name} per deal, on the deals both played")
-    view.add_column("")
-    for bot in bots:
-        view.add_column(bot, justify="right")
-    for first in bots:
-        cells = [first]
-        for second in bots:
-            cell = by_bots.get((first, second))
-            if first == second or cell is None or cell["advantage"] is None:
-                cells.append("")
-                continue
-            ci = "" if cell["ci95"] is None else f" ± {cell['ci95']:.2f}"
-            style = ("green" if cell["advantage"] > 0 else "red") if cell["established"] else "dim"
-            cells.append(f"[{style}]{cell['advantage']:+.2f}{ci}[/]")
-        view.add_row(*cells)
+
+    def shown(cell: dict[str, Any] | None) -> str:
+        if cell is None or cell["advantage"] is None:
+            return ""
+        ci = "" if cell["ci95"] is None else f" ± {cell['ci95']:.2f}"
+        style = ("green" if cell["advantage"] > 0 else "red") if cell["established"] else "dim"
+        return f"[{style}]{cell['advantage']:+.2f}{ci}[/]"
+
+    title = f"head to head: the row's advantage in {score_name} per deal, on the deals both played"
+    longest = max(len(bot) for bot in bots)
+    # "+18.00 ± 38.24" is 14 wide; a column is as wide as its longest bot name or that, plus 2 between.
+    matrix_width = longest + sum(max(len(bot), 14) + 2 for bot in bots)
+    if matrix_width <= console().width:
+        view = table(title, ["", *bots], numbers=bots, keep=["", *bots])
+        for first in bots:
+            view.add_row(first, *("" if first == second else shown(by_bots.get((first, second))) for second in bots))
+    else:
+        view = table(
+            title, ["bot", "against", "advantage", "deals"], numbers=["advantage", "deals"], keep=["bot", "against"]
+        )
+        for place, first in enumerate(bots):
+            for second in bots[place + 1 :]:
+                cell = by_bots.get((first, second))
+                view.add_row(first, second, shown(cell), str(cell["deals"]) if cell else "0")
     console().print(view)
     order = {bot: place for place, bot in enumerate(bots)}
     for pair in pairs:
         upper, lower = pair["first"], pair["second"]
         if upper in order and lower in order and order[lower] == order[upper] + 1 and not pair["established"]:
-            shown = (
+            shown_pair = (
                 "no shared deals"
                 if pair["advantage"] is None
                 else (
                     f"{pair['advantage']:+.2f}"
                     + ("" if pair["ci95"] is None else f" ± {pair['ci95']:.2f}")
-                    + f" over {pair['deals']} deals"
+                    + f" over {counted(pair['deals'], 'deal')}"
                 )
             )
             console().print(
-                f"not yet established: {upper} above {lower} ({shown}); more deals may settle it, or show them equal"
+                f"not yet established: {upper} above {lower} ({shown_pair}); more deals may settle it, or show them equal"
             )
 
 
 def standings_view(title: str, score_name: str) -> Table:
     """An empty standings table: the columns `arena play` and tournaments share."""
-    from rich.table import Table
-
-    view = Table(title=title)
-    view.add_column("#", justify="right")
-    view.add_column("bot")
-    view.add_column("games", justify="right")
-    view.add_column(f"mean {score_name} ± 95% CI", justify="right")
-    view.add_column("wins", justify="right")
-    view.add_column("mean rank", justify="right")
-    return view
+    return table(
+        f"{title} (mean {score_name} ± 95% CI)",
+        ["#", "bot", "games", f"mean {score_name}", "wins", "mean rank"],
+        numbers=["#", "games", f"mean {score_name}", "wins", "mean rank"],
+        keep=["bot", f"mean {score_name}"],
+    )
 
 
 def print_standings(game: str, score_name: str, table: list[Standing], matches: int, elapsed: float) -> None:
@@ -102,7 +137,7 @@ def print_standings(game: str, score_name: str, table: list[Standing], matches: 
             str(place),
             row.bot,
             str(row.games),
-            f"{row.mean_score:.2f} ± {row.ci95:.2f}",
+            f"{row.mean_score:.2f}" + ("" if math.isnan(row.ci95) else f" ± {row.ci95:.2f}"),
             str(row.wins),
             f"{row.mean_rank:.2f}",
         )
@@ -118,7 +153,7 @@ def print_tournament(table: dict[str, Any], score_name: str = "penalty") -> None
     if "status_text" in table:
         title += f", {table['status_text']}"
     view = standings_view(title, score_name)
-    view.add_column("TrueSkill mu ± sigma", justify="right")
+    view.add_column("TrueSkill", justify="right", no_wrap=True)
     for place, row in enumerate(table["standings"], start=1):
         mean, ci = row["mean_score"], row["ci95"]
         score = "-" if mean is None else f"{mean:.2f}" + ("" if ci is None else f" ± {ci:.2f}")

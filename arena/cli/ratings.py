@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from arena.cli.options import Token, call, connection_options, fail, json_option, print_json, to_dict
-from arena.cli.output import console, when
+from arena.cli.output import console, table, when
 
 if TYPE_CHECKING:
     from arena.client import Connection
@@ -20,19 +20,21 @@ if TYPE_CHECKING:
 @json_option
 def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) -> None:
     """GAME's leaderboard: TrueSkill mu - 3 sigma, best first."""
-    from rich.table import Table
-
     from arena.v1 import arena_service_pb2 as api_pb
 
     reply = call(connection, lambda arena: arena.get_leaderboard(api_pb.GetLeaderboardRequest(game=game, limit=limit)))
     if as_json:
         print_json([to_dict(row) for row in reply.rows])
         return
-    table = Table(title=f"{game} leaderboard")
-    for column in ("#", "bot", "mu - 3 sigma", "mu", "sigma", "games", "last played"):
-        table.add_column(column, justify="right" if column not in ("bot", "last played") else "left")
+    numbers = ("#", "mu-3sigma", "mu", "sigma", "games")
+    view = table(
+        f"{game} leaderboard (TrueSkill: ranked by mu - 3 sigma, the conservative rating)",
+        ("#", "bot", *numbers[1:], "last played"),
+        numbers=numbers,
+        keep=("bot", "last played"),
+    )
     for row in reply.rows:
-        table.add_row(
+        view.add_row(
             str(row.rank),
             row.bot,
             f"{row.conservative:.2f}",
@@ -41,7 +43,7 @@ def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) ->
             str(row.games),
             when(row.last_played_ms),
         )
-    console().print(table)
+    console().print(view)
 
 
 @click.group()
@@ -89,8 +91,6 @@ def ratings_recompute(game: str, params: tuple[str, ...], connection: Connection
 @json_option
 def ratings_history(bot_name: str, game: str, connection: Connection, as_json: bool) -> None:
     """BOT's rating in GAME after each rated match."""
-    from rich.table import Table
-
     from arena.v1 import arena_service_pb2 as api_pb
 
     request = api_pb.GetRatingHistoryRequest(bot=bot_name, game=game)
@@ -98,11 +98,15 @@ def ratings_history(bot_name: str, game: str, connection: Connection, as_json: b
     if as_json:
         print_json([to_dict(point) for point in reply.points])
         return
-    table = Table(title=f"{bot_name} in {game}")
-    for column in ("games", "match", "mu", "sigma", "mu - 3 sigma", "at"):
-        table.add_column(column)
+    numbers = ("#", "mu", "sigma", "mu-3sigma")
+    view = table(
+        f"{bot_name} in {game}: the rating after each rated match",
+        ("#", "match", *numbers[1:], "at"),
+        numbers=numbers,
+        keep=("match", "at"),
+    )
     for point in reply.points:
-        table.add_row(
+        view.add_row(
             str(point.games),
             point.match_id,
             f"{point.mu:.2f}",
@@ -110,7 +114,7 @@ def ratings_history(bot_name: str, game: str, connection: Connection, as_json: b
             f"{point.conservative:.2f}",
             when(point.at_ms),
         )
-    console().print(table)
+    console().print(view)
 
 
 @click.command()
@@ -119,8 +123,6 @@ def ratings_history(bot_name: str, game: str, connection: Connection, as_json: b
 @json_option
 def queue(game: str, connection: Connection, as_json: bool) -> None:
     """Who waits in the ladder queues (one line per free match slot), and for how long."""
-    from rich.table import Table
-
     from arena.v1 import arena_service_pb2 as api_pb
 
     reply = call(connection, lambda arena: arena.get_queue(api_pb.GetQueueRequest(game=game)))
@@ -128,9 +130,13 @@ def queue(game: str, connection: Connection, as_json: bool) -> None:
         print_json([to_dict(one) for one in reply.queues])
         return
     for one in reply.queues:
-        table = Table(title=f"{one.game} ladder: tables of {one.table_size}, {len(one.entries)} waiting")
-        for column in ("bot", "ticket", "waited"):
-            table.add_column(column)
+        title = f"{one.game} ladder, tables of {one.table_size}"
+        if not one.entries:
+            console().print(f"{title}: nobody waiting")
+            continue
+        view = table(
+            f"{title}: {len(one.entries)} waiting", ("bot", "ticket", "waited"), numbers=("waited",), keep=("bot",)
+        )
         for entry in one.entries:
-            table.add_row(entry.bot, entry.ticket, f"{entry.waited_seconds:.1f} s")
-        console().print(table)
+            view.add_row(entry.bot, entry.ticket, f"{entry.waited_seconds:.1f} s")
+        console().print(view)

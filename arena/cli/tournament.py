@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.options import Token, call, connection_options, game_param_option, game_param_texts
-from arena.cli.output import console, counted, print_tournament
+from arena.cli.output import console, counted, print_tournament, table
 
 if TYPE_CHECKING:
     from arena.client import ArenaClient, Connection
@@ -177,8 +177,6 @@ def tournament_show(name: str, as_json: bool, connection: Connection) -> None:
 @connection_options()
 def tournament_list(as_json: bool, connection: Connection) -> None:
     """Tournaments, newest first."""
-    from rich.table import Table
-
     from arena.v1 import arena_service_pb2 as api_pb
 
     listed = call(connection, lambda arena: arena.list_tournaments(api_pb.ListTournamentsRequest())).tournaments
@@ -186,9 +184,12 @@ def tournament_list(as_json: bool, connection: Connection) -> None:
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    view = Table(title="tournaments")
-    for column in ("name", "game", "format", "entrants", "done", "state"):
-        view.add_column(column)
+    view = table(
+        "tournaments",
+        ("name", "game", "format", "entrants", "done", "state"),
+        numbers=("entrants", "done"),
+        keep=("name", "done"),
+    )
     for row in rows:
         state = row["status_text"] + (f"; waiting for {', '.join(row['waiting_for'])}" if row["waiting_for"] else "")
         view.add_row(

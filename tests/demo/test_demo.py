@@ -46,7 +46,10 @@ def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_the
         assert f"{game} leaderboard" in out
     for bot in ("py-random", "py-heuristic", "py-mc"):
         assert out.count(bot) >= 5, f"{bot} is in every table: {out}"
-    assert out.rstrip().endswith("demo: stopped the server and the bots")
+    assert out.rstrip().endswith(
+        "demo: stopped the server, the bots and the web UI (--stay keeps them until Ctrl-C; --data-dir DIR keeps "
+        "the data for another run)"
+    )
     left = subprocess.run(["pgrep", "-f", f"--server {address.group(1)}"], capture_output=True, text=True)
     assert left.stdout == "", "bot processes outlived the demo"
     # The data stays in the embedded Redis's directory: start it again and read the ratings.
