@@ -3,6 +3,7 @@ move, play several matches on one session at once, and run as hosted bots in the
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -125,3 +126,16 @@ async def test_the_kit_runs_as_a_hosted_bot_with_its_built_binary(
     summary, record = await hosted_arena.finished(reply.version.validation_match_id)
     assert summary.termination == pb.TERMINATION_NORMAL and record["forfeited"] == []
     assert f"{language}-hosted" in record["seats"]
+
+
+@pytest.mark.parametrize("language", COMPILED)
+async def test_the_kit_stops_with_exit_code_2_when_the_arena_refuses_its_token(
+    language: str, kit: Callable[[str], Path], arena: Arena
+) -> None:
+    run = kit(language)
+    process = await asyncio.create_subprocess_exec(
+        str(run), "--server", arena.address, "--token", "atb_not-a-token", stderr=asyncio.subprocess.PIPE
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 2
+    assert "the arena refused the bot" in stderr.decode()
