@@ -30,15 +30,14 @@ public final class SampleBot {
   private SampleBot() {}
 
   public static void main(String[] args) throws Exception {
-    Options options;
+    int code;
     try {
-      options = Options.parse(args);
+      code = new ArenaClient(Options.parse(args), SampleBot::choose).run();
     } catch (IllegalArgumentException error) {
       System.err.println("arena-bot: " + error.getMessage());
-      System.exit(2);
-      return;
+      code = 2;
     }
-    System.exit(new ArenaClient(options, SampleBot::choose).run());
+    System.exit(code);
   }
 
   /** The action id to play for one request, whatever the game. */

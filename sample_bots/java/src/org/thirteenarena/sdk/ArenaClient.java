@@ -77,19 +77,27 @@ public final class ArenaClient {
       bridge = UnixSocketBridge.start(target.substring("unix:".length()));
       target = "127.0.0.1:" + bridge.port();
     }
+    InetSocketAddress address = address(target);
     NioEventLoopGroup loop = new NioEventLoopGroup(1, daemon("arena-netty"));
-    ManagedChannel channel =
-        NettyChannelBuilder.forAddress(address(target))
-            .usePlaintext()
-            .eventLoopGroup(loop)
-            .channelType(NioSocketChannel.class)
-            .directExecutor()
-            .maxInboundMessageSize(16 << 20)
-            .build();
     long backoff = FIRST_BACKOFF_MS;
     try {
       while (true) {
-        Outcome outcome = session(channel);
+        // A new channel per attempt, as the Python SDK does: a channel that failed to connect
+        // waits out its own growing backoff (up to two minutes), longer than a session's grace.
+        ManagedChannel channel =
+            NettyChannelBuilder.forAddress(address)
+                .usePlaintext()
+                .eventLoopGroup(loop)
+                .channelType(NioSocketChannel.class)
+                .directExecutor()
+                .maxInboundMessageSize(16 << 20)
+                .build();
+        Outcome outcome;
+        try {
+          outcome = session(channel);
+        } finally {
+          channel.shutdownNow();
+        }
         if (outcome.status != null && FATAL.contains(outcome.status.getCode())) {
           System.err.println("arena-bot: the arena refused the bot: " + outcome.status.getDescription());
           return 2;
@@ -109,7 +117,6 @@ public final class ArenaClient {
         backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
       }
     } finally {
-      channel.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       workers.shutdownNow();
       timers.shutdownNow();
