@@ -79,7 +79,8 @@ class LiveMatch:
     encoder: convert.Encoder
     watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
     task: asyncio.Task[Any] | None = None
-    last_move: str = ""
+    last: tuple[int, Action] | None = None
+    """The seat that moved last and its action (the text is made when someone reads it)."""
     resumable: bool = False
     """A work-stream match: stopping the server leaves it to be resumed, not aborted."""
 
@@ -91,8 +92,16 @@ class LiveMatch:
         observation: Any = self.runner.state.public_observation()
         return self.encoder.encode(observation)
 
+    @property
+    def last_move(self) -> str:
+        """The last move as watchers read it ("" before the first)."""
+        if self.last is None:
+            return ""
+        seat, action = self.last
+        return f"seat {seat} played {self.game.action_text(action)}"
+
     async def on_move(self, seat: int, action: Action, state: State[Any]) -> None:
-        self.last_move = f"seat {seat} played {self.game.action_text(action)}"
+        self.last = (seat, action)
         if self.watchers:
             self.broadcast(Update(self.public_view(), self.last_move))
 
