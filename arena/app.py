@@ -80,6 +80,9 @@ class ServerConfig:
     http_host: str = DEFAULT_HOST
     http_port: int | None = None
     """Where the web UI listens (0: any free port); None: no web UI."""
+    supervised: bool = False
+    """A worker of `arena serve --workers N` (arena/workers.py): its supervisor already took over the store
+    (`take_over`), and the workers share the gRPC port (SO_REUSEPORT), which the supervisor checked is free."""
     retention: RetentionConfig = field(default_factory=RetentionConfig)
     """How long finished matches stay in Redis before they move to the disk archive, and where it is."""
 
@@ -112,10 +115,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     """Start the arena on `redis`; stop it (matches aborted, sessions closed) on exit."""
     archive = Archive(config.retention.directory(config.data_dir))
     store = Store(redis, blocking_client(redis), archive)
-    aborted = await store.abort_running()
-    if aborted:
-        log.warning("marked %d matches of an earlier run as aborted", len(aborted))
-    new_admin_token = await store.ensure_admin_token(config.admin_token)
+    # Workers leave this to their supervisor: a restarted one would abort the others' running matches.
+    new_admin_token = None if config.supervised else await take_over(store, config.admin_token)
     sessions = SessionRegistry(config.limits)
     host = MatchHost(store, sessions, config.clock)
     ratings = RatingStore(redis)
@@ -127,7 +128,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
-            ("grpc.so_reuseport", 0),
+            # Off for a lone node, so that a second server on its port fails instead of silently sharing it.
+            ("grpc.so_reuseport", int(config.supervised)),
         ]
     )
     bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)
@@ -198,6 +200,15 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await store.blocking.aclose()
 
 
+async def take_over(store: Store, admin_token: str | None) -> str | None:
+    """What a starting arena does once on its Redis: mark the matches an earlier run left running as
+    aborted, and store the admin token (returns a newly made one, else None)."""
+    aborted = await store.abort_running()
+    if aborted:
+        log.warning("marked %d matches of an earlier run as aborted", len(aborted))
+    return await store.ensure_admin_token(admin_token)
+
+
 async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:
     """Apply a finished match to the ratings (once; an aborted one is only recorded as seen)."""
     update = await ratings.apply(game, result)
@@ -211,23 +222,31 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,
     ):
-        where = redacted(config.redis_url) if config.redis_url else f"embedded, data in {config.data_dir}"
-        scheme = "TLS" if config.tls_cert else "plaintext"
-        announce(f"arena: serving on {arena.address} ({scheme}; Redis: {where})")
-        if arena.web is not None:
-            announce(f"arena: web UI on {arena.web.url}")
-        if arena.new_admin_token:
-            announce(
-                f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} or "
-                f"{ADMIN_TOKEN_FILE_ENV} to replace it):"
-            )
-            announce(arena.new_admin_token)
+        web = arena.web.url if arena.web else ""
+        announce_serving(config, arena.address, web, arena.new_admin_token, announce)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         await stop.wait()
         announce("arena: stopping")
+
+
+def announce_serving(
+    config: ServerConfig, address: str, web: str, new_admin_token: str | None, announce: Callable[[str], None]
+) -> None:
+    """The lines `arena serve` prints once it serves: where, the web UI, a newly made admin token."""
+    where = redacted(config.redis_url) if config.redis_url else f"embedded, data in {config.data_dir}"
+    scheme = "TLS" if config.tls_cert else "plaintext"
+    announce(f"arena: serving on {address} ({scheme}; Redis: {where})")
+    if web:
+        announce(f"arena: web UI on {web}")
+    if new_admin_token:
+        announce(
+            f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} or "
+            f"{ADMIN_TOKEN_FILE_ENV} to replace it):"
+        )
+        announce(new_admin_token)
 
 
 class ConfigError(ValueError):

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "arena"
 
 LAYERS: list[set[str]] = [
-    {"stats"},
+    {"stats", "metrics"},
     {"v1"},
     {"games"},
     {"bots", "ratings"},
@@ -26,6 +26,7 @@ LAYERS: list[set[str]] = [
     {"node"},
     {"server", "web"},
     {"app"},
+    {"workers"},
     {"client"},
     {"cli"},
 ]

@@ -7,6 +7,7 @@ The node's settings are read here once, from the options and their environment v
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 import click
@@ -24,6 +25,14 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     envvar="ARENA_UNSAFE_NO_SANDBOX",
     help="Run hosted bots even where their sandbox cannot be made (not root, no bubblewrap, no user namespaces or "
     "cgroups): as plain child processes, for bots you trust.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    cls=EnvOption,
+    envvar="ARENA_WORKERS",
+    help="Node processes sharing the port and the Redis, under a supervisor that restarts them "
+    "(env ARENA_WORKERS; default: one per core; 1: a single process).",
 )
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option(
@@ -139,8 +148,12 @@ def serve(
     claim_idle_ms: int,
     node_name: str,
     redis_connections: int | None,
+    workers: int | None,
 ) -> None:
     """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
+
+    With several workers (the default on a machine of several cores) a supervisor runs one node per
+    worker on the same port and Redis, restarts one that dies, and stops them all on SIGTERM or Ctrl-C.
 
     The admin token is read from ARENA_ADMIN_TOKEN or from the file named by ARENA_ADMIN_TOKEN_FILE,
     or made and printed once on first start. A password for --redis-url goes in the URL,
@@ -160,6 +173,7 @@ def serve(
     from arena.store import RedisUnavailable
     from arena.store.embedded import CONNECTIONS, redacted
     from arena.web import WebUnavailable
+    from arena.workers import SupervisorError, check_port, supervise
 
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give both --tls-cert and --tls-key, or neither")
@@ -188,10 +202,15 @@ def serve(
         )
     except (LadderError, ConfigError) as error:
         raise click.ClickException(str(error)) from None
+    count = workers or os.cpu_count() or 1
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve_node(config, announce=lambda line: print(line, flush=True)))
-    except (RedisUnavailable, WebUnavailable) as error:
+            if count == 1:
+                check_port(host, port)
+                asyncio.run(serve_node(config, announce=lambda line: print(line, flush=True)))
+            else:
+                asyncio.run(supervise(config, count, announce=lambda line: print(line, flush=True)))
+    except (RedisUnavailable, WebUnavailable, SupervisorError) as error:
         raise click.ClickException(str(error)) from None
     except RuntimeError as error:
         if "bind" in str(error).lower():

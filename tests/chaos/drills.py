@@ -323,7 +323,7 @@ class Node:
     def start(self, timeout: float = 60.0) -> None:
         env = {
             **os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_CLAIM_IDLE_MS": str(int(CLAIM_IDLE * 1000)),
-            "ARENA_MATCH_SLOTS": str(self.slots), "ARENA_NODE": self.consumer, "PYTHONUNBUFFERED": "1",
+            "ARENA_MATCH_SLOTS": str(self.slots), "ARENA_NODE": self.consumer, "ARENA_WORKERS": "1", "PYTHONUNBUFFERED": "1",
         }  # fmt: skip
         env.pop("ARENA_ADMIN_TOKEN_FILE", None)
         self._output = self.log.open("wb")

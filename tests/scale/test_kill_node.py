@@ -37,6 +37,7 @@ ENTRANTS = ("builtin:mc", "builtin:heuristic", "builtin:random")
 @contextmanager
 def nodes(redis_url: str, count: int) -> Iterator[list[subprocess.Popen[str]]]:
     env = {**os.environ, "ARENA_ADMIN_TOKEN": "ata_kill-test", "ARENA_CLAIM_IDLE_MS": "1500", "ARENA_MATCH_SLOTS": "3"}
+    env["ARENA_WORKERS"] = "1"  # one process per node: its consumer name is host-pid (see `consumer`)
     processes = []
     try:
         for _ in range(count):
