@@ -111,7 +111,7 @@ async def bare_client(address: str, in_flight: int, seconds: float) -> None:
         call.cancel()
 
 
-def bare_grpc(in_flight: int, seconds: float) -> Figures:
+def bare_grpc(in_flight: int, seconds: float, client_loop: str = "asyncio") -> Figures:
     """Bare grpc.aio, four client processes against one echo server process: round trips per second,
     and the CPU seconds per round trip of the echo server and of the clients."""
     port = free_port()
@@ -124,7 +124,15 @@ def bare_grpc(in_flight: int, seconds: float) -> Figures:
         cpu = cpu_seconds(echo.pid)
         clients = [
             subprocess.Popen(
-                [sys.executable, __file__, "--bare-client", f"127.0.0.1:{port}", str(in_flight), str(seconds)],
+                [
+                    sys.executable,
+                    __file__,
+                    "--bare-client",
+                    f"127.0.0.1:{port}",
+                    str(in_flight),
+                    str(seconds),
+                    client_loop,
+                ],
                 stdout=subprocess.PIPE,
                 text=True,
             )
@@ -153,18 +161,30 @@ def show(figures: Figures, unit: str, one: str) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) == 5 and sys.argv[1] == "--bare-client":
-        asyncio.run(bare_client(sys.argv[2], int(sys.argv[3]), float(sys.argv[4])))
+    if len(sys.argv) == 6 and sys.argv[1] == "--bare-client":
+        client = bare_client(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+        if sys.argv[5] == "uvloop":
+            from arena.sdk.client import run_loop  # the SDK's loop
+
+            run_loop(client)
+        else:
+            asyncio.run(client)
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--uvloop-clients",
+        action="store_true",
+        help="in each repeat, also run the bare reference with its clients on the SDK's event loop (uvloop)",
+    )
     args = parser.parse_args()
     print(describe())
     print(f"load average at start: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
     arena: list[Figures] = []
     bare: list[Figures] = []
+    uvloop_bare: list[Figures] = []
     with arena_server_process() as (address, pid):
         tokens = register_bots(address, BOTS)
         bots = start_bot_processes(address, tokens, args.matches)
@@ -177,6 +197,9 @@ def main() -> None:
                 bare.append(bare_grpc(max(1, args.matches // len(BOTS)), args.seconds))
                 print(f"repeat {repeat + 1}: arena {show(arena[-1], 'moves', 'move')}", flush=True)
                 print(f"          bare grpc.aio {show(bare[-1], 'round trips', 'round trip')}", flush=True)
+                if args.uvloop_clients:
+                    uvloop_bare.append(bare_grpc(max(1, args.matches // len(BOTS)), args.seconds, "uvloop"))
+                    print(f"          bare, uvloop clients {show(uvloop_bare[-1], 'round trips', 'round trip')}")
         finally:
             for bot in bots:
                 bot.terminate()
@@ -191,6 +214,8 @@ def main() -> None:
         "bare grpc.aio in the same shape (4 client processes, 1 stream each), interleaved, medians: "
         f"{show(reference, 'round trips', 'round trip')} (best {max(figures.rate for figures in bare):,.0f})"
     )
+    if uvloop_bare:
+        print(f"bare, clients on uvloop, medians: {show(median_figures(uvloop_bare), 'round trips', 'round trip')}")
     print(f"arena / bare (medians): {middle.rate / reference.rate:.2f}")
     print(f"load average at end: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
 
