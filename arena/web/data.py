@@ -298,7 +298,8 @@ class WebData:
         cached = self._rebuilt.get(record.match_id)
         if cached is not None and cached[0] == len(events.actions):
             return cached[1]
-        game = game_of({"game": record.game, "params": record.params})
+        # Built as the node that runs it builds it, so that its recorded actions mean the same moves.
+        game = make_game(record.game, **record.params)
         state = game.new_match(bytes.fromhex(events.seed))
         last_move = ""
         for action in events.actions:
