@@ -1,57 +1,33 @@
-// A Thirteen Arena bot in C++, on Debian's gRPC (libgrpc++ 1.51) with code generated from
-// ../../proto by build.sh. It keeps one session with the arena, answers the requests of all its
-// matches at once (a pool of worker threads, one per match slot), resumes the session after a
-// lost stream, and plays the highest card that keeps its pile at 13 or less, else the lowest
-// card; in board13 the move that captures most (monuments first), else the one nearest the centre.
+// The C++ sample bot: the highest card that keeps its pile at 13 or less, else the lowest card;
+// in board13 the move that captures most (monuments first), else the one nearest the centre.
+// The SDK (sdk/arena_sdk.h) keeps the session, plays every match at once and resumes a lost
+// stream; build.sh generates the messages from ../../proto.
 //
 //   build/bot --server 127.0.0.1:50051 --token atb_... [--games friday13,amigo13,board13]
 //             [--max-matches 4] [--matches N]
 // The token and server may also come from ARENA_TOKEN and ARENA_SERVER.
 
-#include <grpcpp/grpcpp.h>
-
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
-#include <deque>
-#include <iostream>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "arena/v1/bot_service.grpc.pb.h"
+#include "arena/v1/bot_service.pb.h"
+#include "sdk/arena_sdk.h"
 
 namespace {
 
 using arena::v1::ActionRequest;
 using arena::v1::Board13Observation;
-using arena::v1::BotService;
 using arena::v1::CardObservation;
-using arena::v1::ConnectRequest;
-using arena::v1::ConnectResponse;
 using arena::v1::LegalAction;
 using arena::v1::Observation;
-using Stream = grpc::ClientReaderWriter<ConnectRequest, ConnectResponse>;
 using LegalActions = google::protobuf::RepeatedPtrField<LegalAction>;
-
-constexpr int kLimit = 13;
-
-struct Options {
-  std::string server = "127.0.0.1:50051";
-  std::string token;
-  std::vector<std::string> games;
-  uint32_t max_matches = 1;
-  int matches = 0;
-};
 
 std::vector<std::string> Split(const std::string& text, char separator) {
   std::vector<std::string> parts;
@@ -63,36 +39,7 @@ std::vector<std::string> Split(const std::string& text, char separator) {
   return parts;
 }
 
-[[noreturn]] void Usage(const std::string& problem) {
-  std::cerr << "bot: " << problem << "\n";
-  std::exit(2);
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options options;
-  if (const char* server = std::getenv("ARENA_SERVER"); server && *server) options.server = server;
-  if (const char* token = std::getenv("ARENA_TOKEN"); token && *token) options.token = token;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) Usage(flag + " needs a value");
-    const std::string value = argv[i + 1];
-    if (flag == "--server") {
-      options.server = value;
-    } else if (flag == "--token") {
-      options.token = value;
-    } else if (flag == "--games") {
-      options.games = Split(value, ',');
-    } else if (flag == "--max-matches") {
-      options.max_matches = static_cast<uint32_t>(std::max(1, std::atoi(value.c_str())));
-    } else if (flag == "--matches") {
-      options.matches = std::atoi(value.c_str());
-    } else {
-      Usage("unknown option " + flag);
-    }
-  }
-  if (options.token.empty()) Usage("give the bot token with --token or ARENA_TOKEN");
-  return options;
-}
+constexpr int kLimit = 13;
 
 // "cat:5" is a card for its own pile; "friday:4>mirror" names the pile of a wild card.
 struct CardAction {
@@ -214,158 +161,9 @@ uint32_t Choose(const ActionRequest& request) {
   }
 }
 
-bool Fatal(grpc::StatusCode code) {
-  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
-         code == grpc::StatusCode::INVALID_ARGUMENT || code == grpc::StatusCode::FAILED_PRECONDITION;
-}
-
-// The stream of the moment, shared by the reader and the workers. Writes go one at a time; a
-// request read on an earlier stream is dropped, since the server re-sends it on the resumed one.
-class Connection {
- public:
-  void Attach(Stream* stream) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stream_ = stream;
-    ++generation_;
-  }
-  void Detach() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stream_ = nullptr;
-  }
-  uint64_t generation() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return generation_;
-  }
-  bool Write(const ConnectRequest& message, uint64_t generation) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return stream_ != nullptr && generation == generation_ && stream_->Write(message);
-  }
-  void Close(grpc::ClientContext* context) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stream_ != nullptr) stream_->WritesDone();
-    context->TryCancel();
-  }
-
- private:
-  std::mutex mutex_;
-  Stream* stream_ = nullptr;
-  uint64_t generation_ = 0;
-};
-
-// Requests of different matches are answered side by side.
-class Workers {
- public:
-  Workers(Connection* connection, uint32_t count) : connection_(connection) {
-    for (uint32_t i = 0; i < count; ++i) threads_.emplace_back([this] { Run(); });
-  }
-  ~Workers() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    ready_.notify_all();
-    for (auto& thread : threads_) thread.join();
-  }
-  void Add(ActionRequest request, uint64_t generation) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.emplace_back(std::move(request), generation);
-    }
-    ready_.notify_one();
-  }
-
- private:
-  void Run() {
-    for (;;) {
-      std::pair<ActionRequest, uint64_t> item;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [this] { return done_ || !queue_.empty(); });
-        if (done_) return;
-        item = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      const ActionRequest& request = item.first;
-      ConnectRequest answer;
-      auto* action = answer.mutable_action();
-      action->set_match_id(request.match_id());
-      action->set_request_id(request.request_id());
-      action->set_action_id(Choose(request));
-      connection_->Write(answer, item.second);
-    }
-  }
-
-  Connection* connection_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::pair<ActionRequest, uint64_t>> queue_;
-  bool done_ = false;
-  std::vector<std::thread> threads_;
-};
-
-int Play(const Options& options) {
-  auto channel = grpc::CreateChannel(options.server, grpc::InsecureChannelCredentials());
-  auto stub = BotService::NewStub(channel);
-  Connection connection;
-  Workers workers(&connection, options.max_matches);
-  std::string session_id;
-  int ended = 0;
-  int backoff_ms = 100;
-  for (;;) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + options.token);
-    std::unique_ptr<Stream> stream = stub->Connect(&context);
-    connection.Attach(stream.get());
-    const uint64_t generation = connection.generation();
-    ConnectRequest hello;
-    for (const auto& game : options.games) hello.mutable_hello()->add_games(game);
-    hello.mutable_hello()->set_max_matches(options.max_matches);
-    hello.mutable_hello()->set_resume_session_id(session_id);
-    hello.mutable_hello()->set_client("arena-sample-cpp/0.1");
-    connection.Write(hello, generation);
-    bool stopping = false;
-    ConnectResponse message;
-    while (stream->Read(&message)) {
-      switch (message.message_case()) {
-        case ConnectResponse::kWelcome:
-          session_id = message.welcome().session_id();
-          backoff_ms = 100;
-          break;
-        case ConnectResponse::kActionRequest:
-          workers.Add(std::move(*message.mutable_action_request()), generation);
-          break;
-        case ConnectResponse::kMatchEnded: {
-          const auto& end = message.match_ended();
-          std::string ranks;
-          for (auto rank : end.ranks()) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
-          std::cerr << "bot: match " << end.match_id() << " ended, ranks " << ranks << "\n";
-          if (options.matches > 0 && ++ended >= options.matches && !stopping) {
-            stopping = true;
-            connection.Close(&context);
-          }
-          break;
-        }
-        case ConnectResponse::kError:
-          std::cerr << "bot: " << arena::v1::ErrorCode_Name(message.error().code()) << ": "
-                    << message.error().message() << "\n";
-          break;
-        default:
-          break;
-      }
-    }
-    connection.Detach();
-    const grpc::Status status = stream->Finish();
-    if (stopping) return 0;
-    if (Fatal(status.error_code())) {
-      std::cerr << "bot: the arena refused the bot: " << status.error_message() << "\n";
-      return 2;
-    }
-    std::cerr << "bot: stream lost (" << status.error_message() << "); reconnecting in " << backoff_ms << " ms\n";
-    std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
-    backoff_ms = std::min(5000, backoff_ms * 2);
-  }
-}
-
 }  // namespace
 
-int main(int argc, char** argv) { return Play(ParseOptions(argc, argv)); }
+int main(int argc, char** argv) {
+  return arena_sdk::Play(arena_sdk::ParseOptions(argc, argv),
+                         [](const arena::v1::MatchStarted&, const ActionRequest& request) { return Choose(request); });
+}

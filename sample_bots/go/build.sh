@@ -1,7 +1,8 @@
 #!/bin/sh
-# Builds the Go sample bot into build/bot from bot.go and ../../proto, in GOPATH mode from the Go
-# sources Debian installs under /usr/share/gocode (no module download, no network). Idempotent:
-# when the protos, bot.go, this script and the Go version are unchanged it exits at once.
+# Builds the Go sample bot into build/bot from bot.go, the SDK in arenasdk/ and ../../proto, in
+# GOPATH mode from the Go sources Debian installs under /usr/share/gocode (no module download, no
+# network). Idempotent: when the protos, the Go sources, this script and the Go version are
+# unchanged it exits at once.
 set -eu
 cd "$(dirname "$0")"
 here="$(pwd)"
@@ -19,7 +20,7 @@ for source in google.golang.org/grpc google.golang.org/protobuf/cmd/protoc-gen-g
     exit 1
   }
 done
-stamp="$( (go version; cat ../../proto/arena/v1/messages.proto ../../proto/arena/v1/bot_service.proto bot.go build.sh) | sha256sum)"
+stamp="$( (go version; cat ../../proto/arena/v1/messages.proto ../../proto/arena/v1/bot_service.proto bot.go arenasdk/*.go build.sh) | sha256sum)"
 if [ -x "$build/bot" ] && [ "$(cat "$build/stamp" 2>/dev/null)" = "$stamp" ]; then
   exit 0
 fi
@@ -35,5 +36,9 @@ protoc -I../../proto --plugin=protoc-gen-go="$build/bin/protoc-gen-go" --go_out=
   arena/v1/messages.proto arena/v1/bot_service.proto
 # protoc-gen-go-grpc only for the service file: messages.proto has no service.
 protoc -I../../proto --go-grpc_out="$out" arena/v1/bot_service.proto
+# The SDK under its import path, beside the generated code.
+sdk="$out/github.com/thirteen-arena/arena/sample_bots/go/arenasdk"
+mkdir -p "$sdk"
+cp arenasdk/*.go "$sdk/"
 go build -trimpath -ldflags "-s -w" -o "$build/bot" bot.go
 echo "$stamp" > "$build/stamp"

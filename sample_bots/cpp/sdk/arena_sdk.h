@@ -1,0 +1,38 @@
+// A small SDK for Thirteen Arena bots in C++: one session with the arena, every match on it
+// played at once, a lost stream resumed. A bot gives a policy; the SDK does the rest.
+#ifndef ARENA_SDK_H_
+#define ARENA_SDK_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "arena/v1/bot_service.pb.h"
+
+namespace arena_sdk {
+
+struct Options {
+  std::string server = "127.0.0.1:50051";  // HOST:PORT, or unix:PATH
+  std::string token;
+  std::vector<std::string> games;  // empty: every game
+  uint32_t max_matches = 1;        // matches played at once
+  int matches = 0;                 // stop after this many ended; 0: play on
+  std::string client = "arena-sdk-cpp/0.1";
+};
+
+// --server, --token, --games a,b, --max-matches N, --matches N; ARENA_SERVER and ARENA_TOKEN
+// stand in for the first two (a hosted bot gets both). Exits with code 2 on a bad option.
+Options ParseOptions(int argc, char** argv);
+
+// The policy: the id of one of request.legal_actions(). It runs on a worker thread, at the same
+// time as the policy of the session's other matches; `match` is that match's MatchStarted.
+using Policy = std::function<uint32_t(const arena::v1::MatchStarted& match, const arena::v1::ActionRequest& request)>;
+
+// Plays until `matches` matches have ended (exit code 0) or the arena refuses the bot (2): a
+// lost stream is resumed with backoff, 0.1 s doubling to 5 s.
+int Play(const Options& options, const Policy& policy);
+
+}  // namespace arena_sdk
+
+#endif  // ARENA_SDK_H_
