@@ -57,6 +57,29 @@ def check_board13(record: dict[str, Any], requests: dict[int, list[bot_pb.Action
     return checked
 
 
+def highest_safe_card(request: bot_pb.ActionRequest) -> str:
+    """The C++ and Go kits' card policy: the highest card that keeps its pile at 13 or less, else
+    the lowest card; the lower id breaks ties."""
+    totals = {pile.suit: pile.total for pile in request.observation.cards.piles}
+
+    def key(action: pb.LegalAction) -> tuple[int, int, int]:
+        card, _, target = action.text.partition(">")
+        suit, _, value = card.partition(":")
+        safe = totals.get(target or suit, 0) + int(value) <= 13
+        return (0, -int(value), action.id) if safe else (1, int(value), action.id)
+
+    return min(request.legal_actions, key=key).text
+
+
+def played_texts(record: dict[str, Any], seat: int) -> list[str]:
+    """A card seat's moves in the record, in the legal actions' text form."""
+    moves = [move for entry in record["rounds"] for move in entry["moves"] if move["seat"] == seat]
+    return [
+        move["card"] if move["card"].split(":")[0] == move["pile"] else f"{move['card']}>{move['pile']}"
+        for move in moves
+    ]
+
+
 async def wait_connected(arena: Arena, names: set[str], programs: Programs, timeout: float = 60) -> None:
     """Until every bot is connected (a JVM on two busy cores takes seconds to start)."""
     deadline = asyncio.get_running_loop().time() + timeout
@@ -131,6 +154,10 @@ async def test_five_languages_play_all_three_games_at_one_table_checked_against_
             assert hashlib.sha256(bytes.fromhex(ended[bot].seed)).hexdigest() == started[bot].seed_commitment
             assert list(ended[bot].ranks) == record["ranks"]
             assert list(ended[bot].scores) == record["scores"]
+        if game != "board13":
+            for bot in (CPP, GO):
+                seat = seats.index(bot)
+                assert played_texts(record, seat) == [highest_safe_card(r) for r in requests[seat]], bot
         moves = sum(len(entry["moves"]) for entry in record["rounds"])
         check = check_board13 if game == "board13" else check_observations
         assert check(record, requests) == moves, "every move of the match was a bot's answer to a request"
