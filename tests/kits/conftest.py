@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -12,9 +13,10 @@ import pytest
 import pytest_asyncio
 
 from arena.v1 import bot_service_pb2 as bot_pb
+from tests.conftest import npm_installed
 from tests.hosted.conftest import HOSTED
 from tests.server.conftest import Arena, start_arena
-from tests.server.test_mixed_table import node_bot, sent  # noqa: F401 - fixtures for the tests here
+from tests.server.test_mixed_table import sent  # noqa: F401 - a fixture for the tests here
 
 REPO = Path(__file__).resolve().parents[2]
 KITS = ("cpp", "go", "java")
@@ -49,6 +51,15 @@ def kit() -> Iterator[Callable[[str], Path]]:
         return built[language]
 
     yield get
+
+
+@pytest.fixture(scope="session")
+def node_bot() -> Path:
+    """sample_bots/node/bot.js with its packages installed; a missing node fails the test, since
+    the five languages are the point here (scripts/test.sh installs node on CI)."""
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    assert not missing, f"{' and '.join(missing)} are needed for the Node kit and are not installed"
+    return npm_installed(REPO / "sample_bots" / "node", "the JavaScript bot") / "bot.js"
 
 
 @pytest_asyncio.fixture
