@@ -300,37 +300,61 @@ def test_a_bad_worker_count_is_one_line(args: tuple[str, ...], env: dict[str, st
     assert (done.returncode, done.stdout, done.stderr) == (2, "", error)
 
 
-def test_workers_that_keep_dying_at_start_stop_the_server_in_one_line(tmp_path: Path) -> None:
-    redis_port = free_port()
-    redis_server = subprocess.Popen(
-        [redis_server_binary(), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{redis_port}/0"
+@contextmanager
+def redis_server(directory: Path, *options: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A redis-server of this test's own (the test may stop it); yields it and its URL."""
+    port = free_port()
+    command = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(directory)]
+    process = subprocess.Popen([*command, *options], stdout=subprocess.DEVNULL)
     try:
-        unreachable = arena(
-            "serve", "--workers", "2", "--port", str(free_port()), "--redis-url", f"redis://127.0.0.1:{free_port()}/0"
-        )
-        assert unreachable.returncode == 2 and unreachable.stderr.startswith("arena: error: cannot reach Redis at ")
-        assert unreachable.stderr.count("\n") == 1
-        with serving("--workers", "2", "--port", str(free_port()), "--redis-url", url, "--http-port", "0") as server:
-            workers = server.workers()
-            redis_server.terminate()
-            redis_server.wait(10)
-            os.kill(workers[next(iter(workers))], signal.SIGKILL)
-            assert server.process.wait(timeout=120) == 2
-            server._reader.join(10)
-        last = server.lines[-1]
-        assert re.fullmatch(
-            r"arena: error: worker 1 died 4 times in a row before serving \(last: cannot reach Redis at "
-            rf"redis://127\.0\.0\.1:{redis_port}/0: .*\); stopping",
-            last,
-        ), server.lines
-        assert any(
-            re.search(r"worker 1 \(.*-w1r1, pid \d+\) exited with code 1 before serving: cannot reach", line)
-            for line in server.lines
-        )
+        yield process, f"redis://127.0.0.1:{port}/0"
     finally:
-        if redis_server.poll() is None:
-            redis_server.kill()
-            redis_server.wait()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
+def test_a_worker_that_cannot_start_stops_the_server_in_one_line(tmp_path: Path) -> None:
+    # The supervisor's one connection is all this Redis takes: the workers are turned away.
+    with (
+        redis_server(tmp_path, "--maxclients", "1") as (_, url),
+        serving("--workers", "2", "--port", str(free_port()), "--redis-url", url, "--http-port", "0") as server,
+    ):
+        assert server.process.wait(timeout=120) == 2
+        server._reader.join(10)
+    assert re.fullmatch(r"arena: error: cannot reach Redis at redis://127\.0\.0\.1:\d+/0: .*", server.lines[-1])
+    assert not any("serving on" in line for line in server.lines), server.lines
+
+
+def test_workers_that_keep_dying_at_start_stop_the_server_in_one_line(tmp_path: Path) -> None:
+    unreachable = arena(
+        "serve", "--workers", "2", "--port", str(free_port()), "--redis-url", f"redis://127.0.0.1:{free_port()}/0"
+    )
+    assert unreachable.returncode == 2 and unreachable.stderr.startswith("arena: error: cannot reach Redis at ")
+    assert unreachable.stderr.count("\n") == 1
+    with (
+        redis_server(tmp_path) as (redis, url),
+        serving("--workers", "2", "--port", str(free_port()), "--redis-url", url, "--http-port", "0") as server,
+    ):
+        workers = server.workers()
+        redis.terminate()
+        redis.wait(10)
+        os.kill(workers[next(iter(workers))], signal.SIGKILL)
+        assert server.process.wait(timeout=120) == 2
+        server._reader.join(10)
+    assert re.fullmatch(
+        r"arena: error: worker 1 died 4 times in a row before serving \(last: cannot reach Redis at "
+        rf"{re.escape(url)}: .*\); stopping",
+        server.lines[-1],
+    ), server.lines
+    restarted = r"worker 1 \(.*-w1r1, pid \d+\) exited with code 1 before serving: cannot reach Redis"
+    assert any(re.search(restarted, line) for line in server.lines), server.lines
+
+
+def test_the_workers_die_with_a_killed_supervisor(redis_url: str) -> None:
+    with serving("--workers", "2", "--port", str(free_port()), "--redis-url", redis_url, "--http-port", "0") as server:
+        workers = set(server.workers().values())
+        assert workers <= descendants(server.process.pid)
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(10)
+        assert wait_gone(workers) == set(), "workers outlived their supervisor"
