@@ -1,4 +1,5 @@
-"""The event loop a bot program runs on: uvloop's where it is installed, and a real bot plays on it."""
+"""The SDK's event loop and stream: uvloop's loop where it is installed, answers sent by their own task in
+order while the next requests are read; real bots play on them without a strike."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.sdk import Bot, Turn
 from arena.sdk.client import run_loop
+from arena.v1 import bot_service_pb2 as bot_pb
 from tests.server.conftest import Arena
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,10 +64,38 @@ async def test_a_sample_bot_program_plays_matches_to_their_end_on_its_event_loop
         for match_id in matches:
             summary, record = await arena.finished(match_id)
             assert summary.termination == 1 and record["forfeited"] == []
-        # The bot stops by itself after its two matches, with no error.
+        # The bot stops by itself after its two matches, with no error and no strike reported to it.
         _, errors = await asyncio.wait_for(bot.communicate(), 30)
         assert bot.returncode == 0, errors.decode()
+        assert b"arena error" not in errors, errors.decode()
     finally:
         if bot.returncode is None:
             bot.kill()
             await bot.wait()
+
+
+REPORTED: list[bot_pb.Error] = []
+
+
+class Recorder(Bot):
+    """Plays the first legal action and keeps every error the arena reports."""
+
+    def act(self, turn: Turn) -> int:
+        return turn.legal_actions[0]
+
+    def on_error(self, error: bot_pb.Error) -> None:
+        REPORTED.append(error)
+
+
+@pytest.mark.asyncio
+async def test_one_sdk_session_in_four_matches_at_once_answers_every_request_in_time(arena: Arena) -> None:
+    REPORTED.clear()
+    tokens = await arena.bots("busy")
+    client = await arena.connect(Recorder, tokens["busy"], max_matches=4, matches=4)
+    seats = ["busy", "builtin:random", "builtin:random"]
+    matches = [await arena.create_match("friday13", seats) for _ in range(4)]
+    for match_id in matches:
+        summary, record = await arena.finished(match_id)
+        assert summary.termination == 1 and record["forfeited"] == []
+    assert REPORTED == []
+    assert sorted(ended.match_id for ended in client.ended) == sorted(matches)
