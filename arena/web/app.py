@@ -115,7 +115,9 @@ def create_app(source: WebData) -> FastAPI:
         def ended(shown: dict[str, Any]) -> bool:
             return not shown["match"]["running"]
 
-        read = lambda: source.match(match_id, replay=False)  # noqa: E731
+        async def read() -> dict[str, Any]:
+            return await source.match(match_id, replay=False)
+
         return stream(request, read, ended, STREAM_INTERVAL["match"])
 
     @app.get("/api/tournaments", tags=["tournaments"])

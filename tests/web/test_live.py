@@ -22,7 +22,7 @@ from arena.node.work import WorkConfig
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.server.conftest import ADMIN, Arena, RawBot, bearer, start_arena
-from tests.web.conftest import WebArena
+from tests.web.conftest import TOURNAMENT, WebArena
 from tests.web.test_pages import DESKTOP, page, visit
 
 __all__ = ["page"]
@@ -103,6 +103,24 @@ def test_a_match_stream_sends_each_move_public_only_then_ends(web_arena: WebAren
         assert json.dumps(round_["dummy"], separators=(",", ":")) not in stream.raw
 
 
+def test_the_stream_of_a_finished_tournament_or_match_ends_at_once(web_arena: WebArena) -> None:
+    _, cup = web_arena.get(f"/api/tournaments/{TOURNAMENT}")
+    stream = EventStream(web_arena.url, f"/api/tournaments/{TOURNAMENT}/stream")
+    try:
+        name, shown = stream.next()
+        assert name == "end" and shown["finished_ms"] == cup["finished_ms"] and shown["playing"] == []
+        assert shown["standings"] == cup["standings"]
+        assert stream.response.read() == b"", "the stream closes after its end"
+    finally:
+        stream.close()
+    stream = EventStream(web_arena.url, f"/api/matches/{web_arena.matches['friday13']}/stream")
+    try:
+        name, shown = stream.next()
+        assert name == "end" and shown["match"]["winners"] and "replay" not in shown
+    finally:
+        stream.close()
+
+
 @pytest.mark.parametrize("path", ["/api/matches/nope/stream", "/api/tournaments/nope/stream"])
 def test_a_stream_of_nothing_is_a_404_with_a_one_line_detail(web_arena: WebArena, path: str) -> None:
     status, body = web_arena.get(path)
@@ -168,8 +186,8 @@ def test_the_live_page_polls_when_the_stream_is_cut(
     assert errors == []
 
 
-@pytest.fixture
-def second_node(web_arena: WebArena, redis_server: str) -> Iterator[str]:
+@contextlib.contextmanager
+def second_node(web: WebArena, redis_server: str) -> Iterator[str]:
     """A second arena node on the same Redis, with its own web UI: its URL."""
     stack = contextlib.AsyncExitStack()
 
@@ -178,8 +196,10 @@ def second_node(web_arena: WebArena, redis_server: str) -> Iterator[str]:
         assert other.server.web is not None
         return other.server.web.url
 
-    yield web_arena.run(start)
-    web_arena.run(stack.aclose)
+    try:
+        yield web.run(start)
+    finally:
+        web.run(stack.aclose)
 
 
 async def hold_tournament_match(arena: Arena, owner: str) -> tuple[str, str, RawBot]:
@@ -201,7 +221,7 @@ async def hold_tournament_match(arena: Arena, owner: str) -> tuple[str, str, Raw
 
 
 def test_a_match_looks_the_same_on_every_nodes_web_and_its_tournament_links_it(
-    web_arena: WebArena, second_node: str, page: Page
+    web_arena: WebArena, redis_server: str, page: Page
 ) -> None:
     name, match_id, bot = web_arena.run(lambda: hold_tournament_match(web_arena.arena, "two-nodes"))
     try:
@@ -210,18 +230,21 @@ def test_a_match_looks_the_same_on_every_nodes_web_and_its_tournament_links_it(
         visit(page, web_arena, f"tournaments/{name}")
         expect(page.locator("main")).to_have_attribute("data-transport", "stream")
         expect(page.locator("#playing a")).to_have_attribute("href", f"#/matches/{match_id}")
-        other = page.context.new_page()
-        views = []
-        for shown, url in ((page, web_arena.url), (other, second_node)):
-            shown.goto(f"{url}#/matches/{match_id}")
-            expect(shown.locator(".live-badge").first).to_be_visible()
-            views.append(shown.locator(".seat[data-seat='0'] .label").first)
-        expect(views[1]).to_have_text(views[0].text_content() or "")
-        cards = int((views[0].text_content() or "").split()[1])
-        web_arena.run(lambda: bot.act(match_id, request.request_id, request.legal_actions[0].id))
-        for view in views:
-            expect(view).to_have_text(f"Hand: {cards - 1} cards (hidden)", timeout=5000)
-        other.close()
+        # The match runs on the first node; a node started now has only Redis to show it from.
+        with second_node(web_arena, redis_server) as elsewhere:
+            other = page.context.new_page()
+            views = []
+            for shown, url in ((page, web_arena.url), (other, elsewhere)):
+                shown.goto(f"{url}#/matches/{match_id}")
+                expect(shown.locator(".live-badge").first).to_be_visible()
+                views.append(shown.locator(".seat[data-seat='0'] .label").first)
+            expect(views[1]).to_have_text(views[0].text_content() or "")
+            cards = int((views[0].text_content() or "").split()[1])
+            web_arena.run(lambda: bot.act(match_id, request.request_id, request.legal_actions[0].id))
+            for view in views:
+                expect(view).to_have_text(f"Hand: {cards - 1} cards (hidden)", timeout=5000)
+            expect(other.locator("#move-text .card").first).to_be_visible()
+            other.close()
     finally:
         web_arena.run(lambda: bot.play_on(match_id))
         web_arena.run(bot.close)
