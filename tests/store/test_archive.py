@@ -23,7 +23,8 @@ from arena.games import Termination
 from arena.node.retention import DAY_MS, Retention, RetentionConfig
 from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store, keys
-from arena.store.archive import Archive, Archiver, ArchiveUnreadable, day_file
+from arena.store.archive import MEMBER_LINES, Archive, Archiver, ArchiveUnreadable, Location, day_file
+from arena.store.codec import text
 from arena.store.work import MatchOrder, WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
@@ -103,6 +104,28 @@ async def test_old_finished_matches_leave_redis_for_the_archive_and_still_read(r
     # A second run finds nothing more to move.
     again = await Retention(redis, archive, RetentionConfig(days=30)).run_once(NOW)
     assert again is not None and (again.archived, again.kept) == (0, 1)
+
+
+@pytest.mark.asyncio
+async def test_a_large_move_writes_small_members_and_every_match_reads_from_its_own(
+    redis: Redis, tmp_path: Path
+) -> None:
+    archive = Archive(tmp_path)
+    store = Store(redis, archive=archive)
+    count = 2 * MEMBER_LINES + 5
+    for number in range(count):
+        await store_match(store, f"m{number:06d}", OLD + number, None)
+    moved = await Retention(redis, archive, RetentionConfig(days=30)).run_once(NOW)
+    assert moved is not None and moved.archived == count
+    offsets = set()
+    for number in range(count):
+        where = await redis.hget(keys.archive_index(f"m{number:06d}"), f"m{number:06d}")
+        assert where is not None
+        offsets.add(Location.parse(text(where)).offset)
+        found = await store.get_match(f"m{number:06d}")
+        assert found is not None and found[0].started_ms == OLD + number
+    assert len(offsets) == 3
+    assert len(list(archive.matches(day_file("friday13", OLD)))) == count
 
 
 @pytest.mark.asyncio
