@@ -34,7 +34,8 @@ def page(browser: Browser) -> Iterator[Page]:
 def visit(page: Page, web: WebArena, route: str) -> None:
     page.goto(f"{web.url}#/{route}")
     # Only the hash changes between pages: wait until this route, not the last one, is drawn.
-    expect(page.locator("main")).to_have_attribute("data-route", f"#/{route}")
+    # Generous: on a loaded machine (CI, other tests) a page with many rows can take a few seconds.
+    expect(page.locator("main")).to_have_attribute("data-route", f"#/{route}", timeout=15000)
     expect(page.locator("main h1")).to_be_visible()
     expect(page.locator(".error"), f"#/{route}").to_have_count(0)
 

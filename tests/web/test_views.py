@@ -183,6 +183,12 @@ def test_a_board13_result_is_said_in_words_and_its_legend_matches_the_board(web_
     visit(page, web_arena, f"matches/{match_id}")
     expect(page.locator(".table-box .caption").last).to_have_text(f"Result: {words[record['rounds'][0]['end']]}")
     expect(page.locator("main")).not_to_contain_text("ply_limit")
+    # Every ending the rules name has its words (this match's seed ends it one way only).
+    said = page.evaluate(
+        "async (ends) => { const { endWords } = await import('/static/util.js'); return ends.map(endWords); }",
+        list(words),
+    )
+    assert said == list(words.values())
     page.locator("#replay").focus()
     page.keyboard.press("ArrowRight")
     changed = page.locator(".field.changed").first

@@ -1,6 +1,6 @@
 // Small helpers shared by the pages: building elements, reading the API, formatting, polling.
 
-export const state = { keyHandler: null, pollTimer: null, stream: null };
+export const state = { keyHandler: null, pollTimer: null, polling: null, stream: null };
 const announcer = document.getElementById("announce");
 
 export function h(tag, attrs, ...children) {
@@ -96,14 +96,17 @@ export function say(text) {
 }
 
 export function poll(fn, ms) {
+  // A tick still waiting for its answer when the page changes must not start polling again.
   stopPolling();
+  const own = {};
+  state.polling = own;
   const tick = async () => {
     try {
       if (await fn() === false) return;
     } catch (error) {
       console.warn(error);
     }
-    state.pollTimer = setTimeout(tick, ms);
+    if (state.polling === own) state.pollTimer = setTimeout(tick, ms);
   };
   state.pollTimer = setTimeout(tick, ms);
 }
@@ -137,6 +140,7 @@ export function stopFollowing() {
 export function stopPolling() {
   if (state.pollTimer) clearTimeout(state.pollTimer);
   state.pollTimer = null;
+  state.polling = null;
 }
 
 
