@@ -19,11 +19,12 @@ from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import messages_pb2 as pb
 from arena.wire import convert
-from tests.kits.conftest import KITS, REPO, Programs, errors_sent, register
+from tests.kits.conftest import BUILD_TIMEOUT, KITS, REPO, Programs, errors_sent, register
 from tests.server.conftest import Arena
 from tests.server.test_mixed_table import check_observations
 
-pytestmark = pytest.mark.asyncio
+# The kits' first builds happen inside this test when it runs alone: minutes on a fresh machine.
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(3 * BUILD_TIMEOUT)]
 BOTS = {"python": "py-bot", "node": "js-bot", "cpp": "cpp-bot", "go": "go-bot", "java": "java-bot"}
 P, JS, CPP, GO, JAVA = BOTS.values()
 # The card games take 3 to 6 players: all five at one table, in two seat orders. board13 is for
