@@ -91,7 +91,7 @@ ARCHIVE_LOCK = f"{PREFIX}archive:lock"
 ARCHIVE_HORIZON = f"{PREFIX}archive:horizon"
 ARCHIVE_BUCKETS = 4096
 """Buckets of the archive index: 100,000 archived matches make about 25 per bucket's hash, so each
-stays a listpack (Redis's compact encoding, up to 128 fields) and costs ~40 bytes a match."""
+stays a listpack (Redis's compact encoding, up to 128 fields) and costs about 50 bytes a match."""
 
 
 def owner(name: str) -> str:
