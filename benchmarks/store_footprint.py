@@ -13,6 +13,12 @@ replay's mean size, and the memory for all of them. "json" is the form stored be
 record's compact JSON text, still read back); "now" is what `arena/store/replays.py` stores
 (the seed and action ids, re-played on read). Connections are opened before the first reading
 (each costs Redis about 20 KB, which is not the matches'). Every 1,000th match is read back through `Store.get_match` and must equal the record played.
+
+Then, on the "now" form's Redis, the retention policy runs (`arena/store/archive.py`'s `Archiver`,
+as `arena serve --retain-days` does) with a cutoff that archives the oldest `--archived` share of
+the matches: Redis's memory is read again, with the archive's bytes per match on disk, and
+`Store.get_match` is timed for a match still in Redis and for an archived one, alternating
+(`--reads` of each), so that both see the same machine load.
 """
 
 from __future__ import annotations
@@ -33,10 +39,11 @@ from unittest.mock import patch
 from machine import describe
 
 from arena.bots import make_bot
-from arena.games import make_game
+from arena.games import Termination, make_game
 from arena.match.runner import MatchRunner
 from arena.match.seats import BotSeat
 from arena.store import Store, embedded, replays
+from arena.store.archive import Archive, Archiver
 from arena.store.codec import compact_json
 from arena.store.store import MatchRecord
 
@@ -71,7 +78,9 @@ async def used_memory(redis: Any) -> int:
     return int((await redis.info("memory"))["used_memory"])
 
 
-async def store_all(form: str, records: list[dict[str, Any]], stored: int, bots: list[str]) -> dict[str, float]:
+async def store_all(
+    form: str, records: list[dict[str, Any]], stored: int, bots: list[str], archived: float = 0.0, reads: int = 0
+) -> dict[str, float]:
     picker = random.Random(13)
     # The store's own write path, with this form of the replay.
     with tempfile.TemporaryDirectory() as data_dir, patch("arena.store.store.encode_replay", FORMS[form]):
@@ -92,6 +101,7 @@ async def store_all(form: str, records: list[dict[str, Any]], stored: int, bots:
                 await store.match_started(record)
                 record.scores, record.ranks = list(played["scores"]), list(played["ranks"])
                 record.ended_ms = record.started_ms + 9_000
+                record.termination = Termination(played["termination"])
                 await store.match_ended(record, played)
 
             for first in range(0, stored, BATCH):
@@ -101,12 +111,55 @@ async def store_all(form: str, records: list[dict[str, Any]], stored: int, bots:
             for number in range(0, stored, 1000):
                 found = await store.get_match(f"m{number + 1:06d}")
                 assert found is not None and found[1] == records[number % len(records)], number
+            retained = await retain(store, Path(data_dir) / "archive", records, stored, archived, reads, now)
+            if retained:
+                retained["per_match_retained"] = (retained.pop("used") - before) / stored
     sizes = [len(FORMS[form](record)) for record in records]
     return {
         "per_match": (after - before) / stored,
         "total": after - before,
         "replay": statistics.mean(sizes),
         "s": seconds,
+        **retained,
+    }
+
+
+async def retain(
+    store: Store, root: Path, records: list[dict[str, Any]], stored: int, share: float, reads: int, now: int
+) -> dict[str, float]:
+    """Archive the oldest `share` of the matches; Redis memory, archive bytes and read latencies after."""
+    if share <= 0:
+        return {}
+    archive = Archive(root)
+    store.archive = archive
+    archiver = Archiver(store.redis, archive)
+    token = await archiver.lock()
+    assert token is not None
+    kept_from = int(stored * share)
+    started = time.perf_counter()
+    moved = await archiver.run(now + kept_from * 50, token)
+    seconds = time.perf_counter() - started
+    await archiver.unlock(token)
+    assert moved.archived == kept_from, moved
+    used = await used_memory(store.redis)
+    on_disk = sum(path.stat().st_size for path in root.rglob("*.jsonl.gz"))
+    picker = random.Random(7)
+    times: dict[str, list[float]] = {"redis": [], "archive": []}
+    for _ in range(reads):
+        for where, number in (("redis", picker.randrange(kept_from, stored)), ("archive", picker.randrange(kept_from))):
+            began = time.perf_counter()
+            found = await store.get_match(f"m{number + 1:06d}")
+            times[where].append(time.perf_counter() - began)
+            assert found is not None and found[1] == records[number % len(records)], number
+    return {
+        "used": used,
+        "archived": moved.archived,
+        "archive_s": seconds,
+        "disk_per_match": on_disk / moved.archived,
+        "read_redis_ms": statistics.median(times["redis"]) * 1000,
+        "read_archive_ms": statistics.median(times["archive"]) * 1000,
+        "read_redis_p99_ms": statistics.quantiles(times["redis"], n=100)[98] * 1000,
+        "read_archive_p99_ms": statistics.quantiles(times["archive"], n=100)[98] * 1000,
     }
 
 
@@ -116,6 +169,10 @@ def main() -> None:
     parser.add_argument("--stored", type=int, default=100_000, help="matches stored per form (default 100000)")
     parser.add_argument("--bots", type=int, default=40, help="bot names the seats are drawn from (default 40)")
     parser.add_argument("--forms", default="json,now", help="stored forms to measure, in this order")
+    parser.add_argument(
+        "--archived", type=float, default=0.9, help="share of the 'now' form's matches archived after (default 0.9)"
+    )
+    parser.add_argument("--reads", type=int, default=500, help="timed reads of each kind after archiving (default 500)")
     args = parser.parse_args()
     print(describe())
     started = time.perf_counter()
@@ -124,10 +181,23 @@ def main() -> None:
     bots = [f"bot-{number:02d}" for number in range(args.bots)]
     print(f"{'form':<10} {'replay B':>9} {'Redis B/match':>14} {f'Redis MB for {args.stored:,}':>20} {'store s':>8}")
     for form in args.forms.split(","):
-        got = asyncio.run(store_all(form, records, args.stored, bots))
+        share = args.archived if form == "now" else 0.0
+        got = asyncio.run(store_all(form, records, args.stored, bots, share, args.reads))
         print(
             f"{form:<10} {got['replay']:>9.0f} {got['per_match']:>14.0f} {got['total'] / 1e6:>20.1f} {got['s']:>8.1f}"
         )
+        if "archived" in got:
+            per_match = got["per_match_retained"]
+            print(
+                f"  retention, {got['archived']:,.0f} of {args.stored:,} archived in {got['archive_s']:.1f} s: "
+                f"Redis {per_match:.0f} B/match, {per_match * args.stored / 1e6:.1f} MB for {args.stored:,} "
+                f"(without: {got['total'] / 1e6:.1f} MB); archive {got['disk_per_match']:.0f} B/match on disk"
+            )
+            print(
+                f"  Store.get_match, {args.reads} each, alternating: in Redis p50 {got['read_redis_ms']:.2f} ms "
+                f"(p99 {got['read_redis_p99_ms']:.2f}), archived p50 {got['read_archive_ms']:.2f} ms "
+                f"(p99 {got['read_archive_p99_ms']:.2f})"
+            )
 
 
 if __name__ == "__main__":
