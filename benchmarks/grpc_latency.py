@@ -8,8 +8,9 @@ trip is the time from one bot sending its Action to the next ActionRequest of th
 arriving (client to server, the engine's checks and move, the next seat's observation,
 server to client). The baseline is a bare grpc.aio echo server in its own process answering
 each message on one stream with a pre-built ActionRequest of the same size: what gRPC costs
-by itself. The arena's added time per move is the difference of the medians. Best (lowest)
-of the repeats; the machines are shared and noisy.
+by itself. The arena's added time per move is the difference of the medians. The arena's and
+the echo's repeats alternate; the figures are the best (lowest) of the repeats, the machines
+being shared and noisy.
 """
 
 from __future__ import annotations
@@ -151,21 +152,21 @@ def main() -> None:
     args = parser.parse_args()
     print(describe())
     arena: list[tuple[float, float]] = []
-    with arena_server() as address:
-        tokens = register_bots(address, BOTS)
-        asyncio.run(arena_round_trips(address, tokens, 1))  # warm-up
-        for _ in range(args.repeats):
-            trips = asyncio.run(arena_round_trips(address, tokens, args.matches))
-            arena.append((statistics.median(trips), percentile(trips, 0.99)))
+    bare: list[tuple[float, float]] = []
     port = free_port()
     echo = subprocess.Popen([sys.executable, __file__, "--echo-server", str(port)], stdout=subprocess.PIPE, text=True)
-    bare: list[tuple[float, float]] = []
     try:
         assert echo.stdout is not None and echo.stdout.readline().strip() == "ready"
-        asyncio.run(echo_round_trips(f"127.0.0.1:{port}", 200))  # warm-up
-        for _ in range(args.repeats):
-            trips = asyncio.run(echo_round_trips(f"127.0.0.1:{port}", args.matches * 200))
-            bare.append((statistics.median(trips), percentile(trips, 0.99)))
+        with arena_server() as address:
+            tokens = register_bots(address, BOTS)
+            asyncio.run(arena_round_trips(address, tokens, 1))  # warm-up
+            asyncio.run(echo_round_trips(f"127.0.0.1:{port}", 200))  # warm-up
+            # The arena's and bare gRPC's repeats alternate, so that both see the same load.
+            for _ in range(args.repeats):
+                trips = asyncio.run(arena_round_trips(address, tokens, args.matches))
+                arena.append((statistics.median(trips), percentile(trips, 0.99)))
+                trips = asyncio.run(echo_round_trips(f"127.0.0.1:{port}", args.matches * 200))
+                bare.append((statistics.median(trips), percentile(trips, 0.99)))
     finally:
         echo.terminate()
         echo.wait()
