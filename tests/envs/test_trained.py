@@ -118,3 +118,18 @@ async def test_the_sdk_bot_plays_a_real_match_with_the_committed_weights(
                 checked += 1
             state.apply(action)
     assert checked >= 48
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "2"], "friday13 is for 3 to 6 players, not 2"),
+        (["--players", "four"], "--players is a comma-separated list of numbers, not 'four'"),
+    ],
+)
+def test_train_refuses_bad_parameters_in_one_line(args: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE / "train.py"), *args], capture_output=True, text=True, timeout=60, cwd=EXAMPLE
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].endswith(f"error: {message}")

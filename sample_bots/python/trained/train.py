@@ -162,6 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         players = [int(text) for text in args.players.split(",")]
+    except ValueError:
+        parser.error(f"--players is a comma-separated list of numbers, not {args.players!r}")
+    try:
         env = ArenaEnv(args.game, players=players[0])
         for count in players[1:]:
             ArenaEnv(args.game, players=count)
