@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 import subprocess
 import time
@@ -70,8 +71,10 @@ async def arena(redis_url: str) -> AsyncIterator[Arena]:
 
 @pytest_asyncio.fixture
 async def hosted_arena(redis_url: str) -> AsyncIterator[Arena]:
-    """An arena that runs hosted bots in its sandbox."""
-    async with start_arena(redis_url, hosted=HOSTED) as started:
+    """An arena that runs hosted bots in its sandbox. A JVM takes over a second to connect on an idle
+    machine and several on a loaded one: the kits get the default connect time, not the hosted
+    tests' short one."""
+    async with start_arena(redis_url, hosted=dataclasses.replace(HOSTED, connect_timeout=20.0)) as started:
         yield started
 
 
