@@ -12,6 +12,11 @@ server process's VmRSS (/proc/PID/status; the embedded redis-server is a process
 is not counted) is read after start-up, after the sessions and after the matches, each once the
 number has settled; the per-session and per-match costs are the differences divided. Goal: under
 150 MB with 1,000 sessions and 128 matches.
+
+Where it goes: the start-up figure is set beside the RSS of a fresh process after each group of
+imports the node loads, and the per-session figure beside a bare grpc.aio server (the arena's
+BotService answering Hello with a Welcome, nothing else) holding as many idle streams from the
+same kind of client process.
 """
 
 from __future__ import annotations
@@ -130,6 +135,67 @@ async def idle_sessions(server: str, tokens: list[str], ready: Path) -> None:
             return
 
 
+# -- the references -----------------------------------------------------------------------------
+
+IMPORTS = (
+    ("gRPC and protobuf", "import grpc, grpc_health.v1.health, grpc_reflection.v1alpha.reflection"),
+    ("redis", "import redis.asyncio"),
+    ("FastAPI, uvicorn, pydantic", "import fastapi, uvicorn"),
+    ("the arena (games, bots, node, web)", "import arena.app"),
+)
+
+
+IMPORT_STEPS = """
+import json
+from pathlib import Path
+def now():
+    status = Path("/proc/self/status").read_text().splitlines()
+    return int(next(line for line in status if line.startswith("VmRSS:")).split()[1])
+steps = [("Python", now())]
+for name, statement in json.loads(__import__("sys").argv[1]):
+    exec(statement)
+    steps.append((name, now()))
+print(json.dumps(steps))
+"""
+"""Run in a fresh interpreter (`python -c`): the RSS after start, then after each group of imports."""
+
+
+async def bare_server() -> None:
+    """A grpc.aio server with the BotService answering each Hello with a Welcome; prints its port."""
+
+    class Echo(bot_grpc.BotServiceServicer):
+        async def Connect(self, requests: Any, context: Any) -> Any:
+            async for _ in requests:
+                yield bot_pb.ConnectResponse(welcome=bot_pb.Welcome(session_id="bare"))
+
+    server = grpc.aio.server()
+    bot_grpc.add_BotServiceServicer_to_server(Echo(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(port, flush=True)
+    await server.wait_for_termination()
+
+
+def bare_per_stream(sessions: int, work: Path) -> tuple[int, int]:
+    """A bare grpc.aio server's RSS idle and with `sessions` idle streams (KiB)."""
+    server = subprocess.Popen([sys.executable, __file__, "--bare-server"], stdout=subprocess.PIPE, text=True)
+    client: subprocess.Popen[bytes] | None = None
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        idle = settled_rss(server.pid)
+        tokens, state = work / "bare-tokens.json", work / "bare.json"
+        tokens.write_text(json.dumps(["none"] * sessions))
+        client = subprocess.Popen([sys.executable, __file__, "--bots", f"127.0.0.1:{port}", str(tokens), str(state)])
+        wait_for(state, "welcomed", sessions, 120)
+        return idle, settled_rss(server.pid)
+    finally:
+        for process in (client, server):
+            if process is not None:
+                process.kill()
+                process.wait()
+
+
 # -- the benchmark ------------------------------------------------------------------------------
 
 
@@ -209,6 +275,23 @@ def main() -> None:
                     f"({per_match:.1f} KiB a match)"
                 )
                 verdict = "reached" if with_matches < 150 * 1024 else "NOT reached"
+                steps = json.loads(
+                    subprocess.run(
+                        [sys.executable, "-c", IMPORT_STEPS, json.dumps(IMPORTS)],
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
+                print(
+                    "start-up, a fresh process's RSS after: "
+                    + ", ".join(f"{name} {rss / 1024:.1f} MiB" for name, rss in steps)
+                )
+                bare_idle, bare_streams = bare_per_stream(args.sessions, Path(work))
+                print(
+                    f"bare grpc.aio server: {bare_idle / 1024:.1f} MiB idle, {bare_streams / 1024:.1f} MiB with "
+                    f"{args.sessions:,} idle streams ({(bare_streams - bare_idle) / args.sessions:.1f} KiB a stream)"
+                )
                 print(f"goal under 150 MB (143 MiB): {verdict}; load average {os.getloadavg()[0]:.1f}")
             finally:
                 if bots is not None:
@@ -243,7 +326,9 @@ def create_matches(address: str, tables: list[list[str]]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--bots"]:
+    if sys.argv[1:2] == ["--bare-server"]:
+        asyncio.run(bare_server())
+    elif sys.argv[1:2] == ["--bots"]:
         server_address, tokens_path, ready_path = sys.argv[2:5]
         asyncio.run(idle_sessions(server_address, json.loads(Path(tokens_path).read_text()), Path(ready_path)))
     else:
