@@ -54,6 +54,26 @@ def test_the_env_follows_pettingzoos_naming() -> None:
     assert str(board13.env(scenario="temple").unwrapped) == "board13_v0"
 
 
+@pytest.mark.parametrize(
+    ("make", "params", "size", "actions"),
+    [
+        (friday13.env, {"players": 3, "edition": "de"}, 169, 96),
+        (friday13.env, {"players": 6}, 169, 96),
+        (amigo13.env, {"players": 4}, 169, 96),
+        (board13.env, {"scenario": "escort"}, 451, 2451),
+    ],
+)
+def test_one_observation_length_per_family(
+    make: Callable[..., Any], params: dict[str, Any], size: int, actions: int
+) -> None:
+    env = make(**params)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    assert env.observation_space(agent)["observation"].shape == (size,)
+    assert env.observation_space(agent)["action_mask"].shape == (actions,)
+    assert env.action_space(agent).n == actions
+
+
 def _play_random(env: ArenaEnv, seed: int) -> tuple[dict[str, float], ArenaEnv]:
     """A whole match with random legal actions, checking the mask at every move; total rewards."""
     rng = random.Random(seed)
