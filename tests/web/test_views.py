@@ -6,6 +6,7 @@ sizes go to docs/gallery/, which README's "Web UI" section shows."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -20,6 +21,8 @@ __all__ = ["page"]
 """The browser tests' page fixture, used here as it is."""
 
 GALLERY = Path(__file__).resolve().parents[2] / "docs" / "gallery"
+"""README's gallery: the layout test writes its screenshots there only when ARENA_GALLERY=1 (so that
+a test run leaves the tree as it was), else to a temporary folder."""
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 SIZES = {"desktop": LAPTOP, "phone": PHONE}
 STARTED = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d$")
@@ -221,14 +224,18 @@ def test_the_tournaments_list_names_the_winner_and_the_page_each_bots_path(web_a
 
 
 @pytest.mark.parametrize("device", SIZES)
-def test_the_main_pages_clip_nothing_and_go_to_the_gallery(web_arena: WebArena, page: Page, device: str) -> None:
+def test_the_main_pages_clip_nothing_and_go_to_the_gallery(
+    web_arena: WebArena, page: Page, device: str, tmp_path: Path
+) -> None:
     viewport = SIZES[device]
     page.set_viewport_size(viewport)
-    GALLERY.mkdir(parents=True, exist_ok=True)
+    gallery = GALLERY if os.environ.get("ARENA_GALLERY") == "1" else tmp_path
+    gallery.mkdir(parents=True, exist_ok=True)
     for name, route in main_pages(web_arena).items():
         visit(page, web_arena, route)
         page.wait_for_timeout(100)  # the scrolling boxes are marked in the frame after drawing
-        page.screenshot(path=GALLERY / f"{name}-{device}.png")
+        page.screenshot(path=gallery / f"{name}-{device}.png")
+        assert (gallery / f"{name}-{device}.png").stat().st_size > 1000
         assert page.evaluate(CLIPPED) == [], f"{name} on {device}"
         if device == "desktop" and name in ("matches", "bot", "leaderboard", "tournaments"):
             # At 1280 px these tables fit whole: no column (Started) is hidden past the box's edge.
