@@ -254,7 +254,7 @@ class Archiver:
         return bool(await self._renew(keys=[keys.ARCHIVE_LOCK], args=[token, LOCK_MS]))
 
     async def recover(self) -> int:
-        """Cut off the files what a move that did not commit appended; returns the files cut."""
+        """Cut from the files what a move that never committed appended; returns how many files were cut."""
         pending = await self.redis.get(keys.ARCHIVE_PENDING)
         if pending is None:
             return 0
