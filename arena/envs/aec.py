@@ -23,7 +23,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from arena.envs.encoding import Encoding, Vector, action_mask, encoding_for
+from arena.envs.encoding import Encoding, action_mask, encoding_for
 from arena.games.base import Game, IllegalAction, State, make_game
 
 RENDER_MODES = ("ansi", "human")
@@ -107,11 +107,6 @@ class ArenaEnv(AECEnv[str, Observation, Any]):
             "observation": self.encoding.encode(state.observation(seat)),
             "action_mask": action_mask(legal, self.encoding.actions),
         }
-
-    def encode(self, agent: str) -> Vector:
-        """Only the numeric observation of `agent`."""
-        vector: Vector = self.observe(agent)["observation"]
-        return vector
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
