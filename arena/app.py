@@ -20,8 +20,11 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis.asyncio import Redis
 
+from arena import metrics
+from arena.games import game_names
 from arena.hosted.sandbox import detect
 from arena.match import Clock
+from arena.node import telemetry
 from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
@@ -85,6 +88,9 @@ class ServerConfig:
     (`take_over`), and the workers share the gRPC port (SO_REUSEPORT), which the supervisor checked is free."""
     retention: RetentionConfig = field(default_factory=RetentionConfig)
     """How long finished matches stay in Redis before they move to the disk archive, and where it is."""
+    metrics_port: int | None = None
+    """Where Prometheus reads /metrics, on `http_host` (0: any free port); None: no endpoint. Under
+    `--workers N` the supervisor serves it, adding up its workers' values."""
 
 
 @dataclass
@@ -104,6 +110,8 @@ class RunningServer:
     web: WebServer | None = None
     hosted_refusal: str = ""
     """Why this node runs no hosted bots ("" when it does)."""
+    metrics_port: int | None = None
+    """Where this node serves /metrics, if it does."""
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -124,6 +132,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     ladder = Ladder(LadderStore(redis), ratings, sessions, host, config.ladder)
     sessions.on_change = ladder.session_changed
     host.ended_hooks.append(ladder.match_ended)
+    host.ended_hooks.append(telemetry.match_ended)
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
@@ -163,11 +172,22 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     work = WorkHost(store, host, config.work)
     work.result_hooks.append(TournamentProgress(store))
+    work.result_hooks.append(telemetry.work_match_ended)
     await work.start()
     ladder_task = asyncio.create_task(ladder.run(), name="ladder")
     retention_task = asyncio.create_task(Retention(redis, archive, config.retention).run(), name="retention")
+    sampler = telemetry.Sampler(redis, sessions, host, game_names())
+    sampler_task = asyncio.create_task(sampler.run(), name="metrics")
     web: WebServer | None = None
+    endpoint = None
     try:
+        if config.metrics_port is not None and not config.supervised:
+            try:
+                endpoint = metrics.serve(config.http_host, config.metrics_port)
+            except OSError as error:
+                raise MetricsUnavailable(
+                    f"cannot serve metrics on {config.http_host}:{config.metrics_port}: {error.strerror}"
+                ) from None
         if config.http_port is not None:
             web = await start_web(WebData(store, ratings, host), config.http_host, config.http_port)
         yield RunningServer(
@@ -183,13 +203,16 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             ladder,
             web,
             hosted.refusal,
+            None if endpoint is None else endpoint.server_port,
         )
     finally:
+        if endpoint is not None:
+            metrics.stop(endpoint)
         if web is not None:
             await web.stop()
         await health.enter_graceful_shutdown()
         await ladder.stop(ladder_task)
-        await cancel_and_wait([retention_task], "retention")
+        await cancel_and_wait([retention_task, sampler_task], "retention and metrics")
         await work.stop()
         await host.shutdown()
         await hosted.stop()
@@ -223,7 +246,7 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
         running(config, redis) as arena,
     ):
         web = arena.web.url if arena.web else ""
-        announce_serving(config, arena.address, web, arena.new_admin_token, announce)
+        announce_serving(config, arena.address, web, arena.new_admin_token, announce, arena.metrics_port)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -233,7 +256,12 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
 
 
 def announce_serving(
-    config: ServerConfig, address: str, web: str, new_admin_token: str | None, announce: Callable[[str], None]
+    config: ServerConfig,
+    address: str,
+    web: str,
+    new_admin_token: str | None,
+    announce: Callable[[str], None],
+    metrics_port: int | None = None,
 ) -> None:
     """The lines `arena serve` prints once it serves: where, the web UI, a newly made admin token."""
     where = redacted(config.redis_url) if config.redis_url else f"embedded, data in {config.data_dir}"
@@ -241,12 +269,18 @@ def announce_serving(
     announce(f"arena: serving on {address} ({scheme}; Redis: {where})")
     if web:
         announce(f"arena: web UI on {web}")
+    if metrics_port is not None:
+        announce(f"arena: metrics on http://{config.http_host}:{metrics_port}/metrics")
     if new_admin_token:
         announce(
             f"arena: admin token (shown once, stored hashed; set {ADMIN_TOKEN_ENV} or "
             f"{ADMIN_TOKEN_FILE_ENV} to replace it):"
         )
         announce(new_admin_token)
+
+
+class MetricsUnavailable(RuntimeError):
+    """The metrics endpoint cannot listen where it was asked to; the message says where and why."""
 
 
 class ConfigError(ValueError):

@@ -48,6 +48,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -58,6 +59,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from arena import metrics
 from arena.app import ServerConfig, announce_serving, running, take_over
 from arena.node.work import node_name
 from arena.store import RedisUnavailable, Store, open_redis
@@ -383,6 +385,8 @@ class Supervisor:
 
     def _died(self, worker: Worker) -> None:
         how = _exit_text(worker.process.exitcode)
+        if worker.process.pid is not None:
+            metrics.worker_gone(worker.process.pid)  # its sessions and running matches went with it
         if not worker.ready:
             worker.failed_starts += 1
             if worker.failed_starts >= MAX_FAILED_STARTS:
@@ -434,6 +438,31 @@ class Supervisor:
                 worker.pipe.close()
 
 
+@contextlib.contextmanager
+def metrics_endpoint(config: ServerConfig) -> Iterator[int | None]:
+    """The supervisor's /metrics, adding up its workers' values (which they write to a folder of
+    files, `arena.metrics`): the folder is named in the environment before any worker is spawned,
+    and removed at the end. Yields the port, or None without --metrics-port."""
+    if config.metrics_port is None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="arena-metrics-") as folder:
+        os.environ[metrics.MULTIPROCESS_DIR] = folder
+        try:
+            try:
+                endpoint = metrics.serve(config.http_host, config.metrics_port)
+            except OSError as error:
+                raise SupervisorError(
+                    f"cannot serve metrics on {config.http_host}:{config.metrics_port}: {error.strerror}"
+                ) from None
+            try:
+                yield endpoint.server_port
+            finally:
+                metrics.stop(endpoint)
+        finally:
+            del os.environ[metrics.MULTIPROCESS_DIR]
+
+
 async def supervise(config: ServerConfig, count: int, announce: Callable[[str], None] = print) -> None:
     """Run `count` workers until SIGINT or SIGTERM: the body of `arena serve --workers N` (N > 1)."""
     if count < 2:
@@ -457,12 +486,20 @@ async def supervise(config: ServerConfig, count: int, announce: Callable[[str], 
                 supervised=True,
             )
             supervisor = Supervisor(workers, count, config.work.node or node_name(), http_port)
-            try:
-                if await supervisor.start(stop):
-                    announce_serving(config, f"{config.host}:{port}", supervisor.web_url, new_admin_token, announce)
-                    names = ", ".join(f"{w.name} (pid {w.process.pid})" for w in supervisor.workers.values())
-                    announce(f"arena: {count} workers: {names}")
-                    await supervisor.keep(stop)
-                announce("arena: stopping")
-            finally:
-                await supervisor.stop()
+            with metrics_endpoint(config) as metrics_port:
+                try:
+                    if await supervisor.start(stop):
+                        announce_serving(
+                            config,
+                            f"{config.host}:{port}",
+                            supervisor.web_url,
+                            new_admin_token,
+                            announce,
+                            metrics_port,
+                        )
+                        names = ", ".join(f"{w.name} (pid {w.process.pid})" for w in supervisor.workers.values())
+                        announce(f"arena: {count} workers: {names}")
+                        await supervisor.keep(stop)
+                    announce("arena: stopping")
+                finally:
+                    await supervisor.stop()

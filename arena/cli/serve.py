@@ -129,7 +129,16 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     envvar="ARENA_ARCHIVE_DIR",
     help="The archive of old matches, the same for every node (env ARENA_ARCHIVE_DIR; default: DATA_DIR/archive).",
 )
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    cls=EnvOption,
+    envvar="ARENA_METRICS_PORT",
+    help="Serve Prometheus metrics at /metrics on this port, on the same --host (env ARENA_METRICS_PORT; "
+    "default: none). With several workers the supervisor serves them, added up.",
+)
 def serve(
+    metrics_port: int | None,
     retain_days: int,
     archive_dir: Path | None,
     unsafe_no_sandbox: bool,
@@ -162,7 +171,7 @@ def serve(
     import asyncio
 
     # The node's code is loaded only when a node starts, so that the other commands start fast.
-    from arena.app import ConfigError, ServerConfig, config_from_env
+    from arena.app import ConfigError, MetricsUnavailable, ServerConfig, config_from_env
     from arena.app import serve as serve_node
     from arena.match import Clock
     from arena.node.hosted import HostedConfig
@@ -198,6 +207,7 @@ def serve(
                 http_host=host,
                 http_port=http_port,
                 retention=RetentionConfig(days=retain_days, archive_dir=archive_dir),
+                metrics_port=metrics_port,
             )
         )
     except (LadderError, ConfigError) as error:
@@ -210,7 +220,7 @@ def serve(
                 asyncio.run(serve_node(config, announce=lambda line: print(line, flush=True)))
             else:
                 asyncio.run(supervise(config, count, announce=lambda line: print(line, flush=True)))
-    except (RedisUnavailable, WebUnavailable, SupervisorError) as error:
+    except (RedisUnavailable, WebUnavailable, MetricsUnavailable, SupervisorError) as error:
         raise click.ClickException(str(error)) from None
     except RuntimeError as error:
         if "bind" in str(error).lower():

@@ -14,6 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from arena import metrics
 from arena.games.base import Action, Game, State, Termination, seed_commitment
 from arena.match.results import MatchResult, SeatRecord, final_ranks
 from arena.match.seats import (
@@ -60,6 +61,9 @@ class MatchRunner:
         self.state: State[Any] = game.new_match(seed)
         self.records = [SeatRecord(bank=self.clock.bank) for _ in seats]
         self._request_id = 0
+        # The metrics' series of this game, looked up once rather than at every move.
+        self._moves = metrics.MOVES.labels(game.name)
+        self._answered = metrics.MOVE_SECONDS.labels(game.name)
 
     async def run(self, replayed: Sequence[Action] = ()) -> MatchResult:
         """Play the match to its end; `replayed` actions (from an event stream) are re-applied first."""
@@ -79,6 +83,7 @@ class MatchRunner:
             action = await self._next_action(seat)
             state.apply(action)
             self.records[seat].moves += 1
+            self._moves.inc()
             if self.on_move is not None:
                 await self.on_move(seat, action, state)
         return await self._finish()
@@ -102,21 +107,25 @@ class MatchRunner:
                 action = await player.request(move)
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
-            return await self._strike(seat, move, f"no answer within {move.time_left:.3f} s")
+            self._answered.observe(move.time_left)  # at least that long: the latency an operator sees
+            return await self._strike(seat, move, f"no answer within {move.time_left:.3f} s", "late")
         except SeatGone as gone:
             self._forfeit(seat, str(gone))
             return state.default_action()
         except SeatFailure as failure:
-            return await self._strike(seat, move, str(failure))
+            return await self._strike(seat, move, str(failure), "error")
         elapsed = time.perf_counter() - started - move.paused
         record.thinking += elapsed
         record.bank = max(0.0, record.bank - max(0.0, elapsed - self.clock.per_move))
+        self._answered.observe(elapsed)
         if action not in move.legal_actions:
             why = state.why_illegal(action) or "not among the legal actions sent"
-            return await self._strike(seat, move, f"illegal action: {why}")
+            return await self._strike(seat, move, f"illegal action: {why}", "illegal")
         return action
 
-    async def _strike(self, seat: int, move: MoveRequest, reason: str) -> Action:
+    async def _strike(self, seat: int, move: MoveRequest, reason: str, kind: str) -> Action:
+        """A strike for `reason`; `kind` (late, illegal or error) is the metrics' label."""
+        metrics.STRIKES.labels(self.game.name, kind).inc()
         record = self.records[seat]
         record.strikes += 1
         default = self.state.default_action()

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import metrics
 from arena.hosted.package import PackageError, unpack
 from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
 from arena.node.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
@@ -224,6 +225,8 @@ class HostedManager:
             if workdir is not None:
                 shutil.rmtree(workdir, ignore_errors=True)
             self.sessions.exclusive_launches.discard(launch_id)
+            metrics.HOSTED_LAUNCHES.labels("failed").inc()
+            metrics.SANDBOX_FAILURES.labels("start").inc()
             raise MatchError(f"hosted bot {bot!r} version {version.version} could not be started: {error}") from None
         launch = Launch(
             launch_id,
@@ -237,6 +240,7 @@ class HostedManager:
         )
         launch.reader = asyncio.create_task(self._read_stderr(launch), name=f"stderr of {bot}")
         self.launches[launch_id] = launch
+        metrics.HOSTED_LAUNCHES.labels("started").inc()
         log.info("started hosted bot %s version %d (launch %s)", bot, version.version, launch_id)
         return launch
 
@@ -296,6 +300,9 @@ class HostedManager:
         if launch.ending:
             return
         launch.ending = ending
+        failure = _failure(launch.sandboxed.process.returncode, launch.session is None)
+        if failure:
+            metrics.SANDBOX_FAILURES.labels(failure).inc()
         await launch.sandboxed.kill()
         if launch.reader is not None:
             with contextlib.suppress(TimeoutError):
@@ -318,3 +325,12 @@ class HostedManager:
         except Exception:
             log.exception("storing the run of hosted bot %s", launch.bot)
         log.info("hosted bot %s (launch %s): %s", launch.bot, launch.id, ending)
+
+
+def _failure(code: int | None, never_connected: bool) -> str:
+    """The metrics' word for a launch that ended badly, or "" for one that ended as bots do."""
+    if code is not None and code < 0:
+        return "killed"  # by a signal: a limit of its sandbox (memory, CPU time) or the kernel
+    if code:
+        return "exit_error"
+    return "never_connected" if never_connected else ""

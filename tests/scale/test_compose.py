@@ -101,3 +101,35 @@ def test_the_hosted_node_gets_exactly_the_capabilities_the_sandbox_was_shown_to_
     assert "privileged" not in hosted
     assert hosted["command"] == compose["services"]["arena"]["command"]
     assert "bubblewrap" in (repo_root / "Dockerfile").read_text()
+
+
+def test_prometheus_scrapes_every_arena_replica_on_its_metrics_port(compose: dict[str, Any], repo_root: Path) -> None:
+    prometheus = compose["services"]["prometheus"]
+    assert prometheus["profiles"] == ["metrics"]
+    assert "./deploy/prometheus:/etc/prometheus:ro" in prometheus["volumes"]
+    config = yaml.safe_load((repo_root / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    [job] = config["scrape_configs"]
+    [discovery] = job["dns_sd_configs"]
+    assert discovery["type"] == "A" and "arena" in discovery["names"]
+    for name in ("arena", "arena-hosted"):
+        assert compose["services"][name]["environment"]["ARENA_METRICS_PORT"] == str(discovery["port"])
+    assert config["rule_files"] == ["/etc/prometheus/alerts.yml"]
+
+
+def test_every_alert_speaks_of_metrics_the_arena_exports(repo_root: Path) -> None:
+    import re
+
+    from prometheus_client import REGISTRY
+
+    from arena import metrics  # noqa: F401 - registers the arena's metrics
+
+    suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",)}
+    exported = {family.name + end for family in REGISTRY.collect() for end in suffixes.get(family.type, ("",))}
+    rules = yaml.safe_load((repo_root / "deploy" / "prometheus" / "alerts.yml").read_text())
+    alerts = [rule for group in rules["groups"] for rule in group["rules"]]
+    assert len(alerts) >= 6
+    readme = (repo_root / "README.md").read_text()
+    for rule in alerts:
+        named = set(re.findall(r"\barena_[a-z_]+", rule["expr"]))
+        assert named <= exported, f"{rule['alert']} names {named - exported}, which no node exports"
+        assert rule["alert"] in readme, f"README's 'Operating the arena' does not explain {rule['alert']}"

@@ -11,12 +11,12 @@ from typing import Any
 
 import grpc
 import pytest_asyncio
-from redis.asyncio import Redis
 
 from arena.app import RunningServer, ServerConfig, running
 from arena.match import Clock
 from arena.node.sessions import Limits
 from arena.sdk import Bot, BuiltinBot, Client, Match
+from arena.store.embedded import client as node_redis
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -113,7 +113,7 @@ async def start_arena(redis_url: str, **config: Any) -> AsyncIterator[Arena]:
     config.setdefault("port", 0)
     config.setdefault("admin_token", ADMIN)
     config.setdefault("limits", Limits(grace=2.0))
-    redis = Redis.from_url(redis_url)
+    redis = node_redis(redis_url)  # the node's own kind of client: pooled as in `arena serve`, and metered
     try:
         async with running(ServerConfig(**config), redis) as server:
             channel = grpc.aio.insecure_channel(server.address)
