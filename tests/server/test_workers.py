@@ -358,3 +358,30 @@ def test_the_workers_die_with_a_killed_supervisor(redis_url: str) -> None:
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(10)
         assert wait_gone(workers) == set(), "workers outlived their supervisor"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root")
+def test_stopping_the_supervisor_stops_the_hosted_bots_of_its_workers(redis_url: str, tmp_path: Path) -> None:
+    # Imported here: at the top, test_node_death's own test would be collected in this module too.
+    from tests.hosted.conftest import misbehaving
+    from tests.hosted.test_node_death import _submit_ignoring_the_end, sandboxed_processes
+
+    with serving(
+        "--workers", "2", "--port", str(port := free_port()), "--redis-url", redis_url, "--http-port", "0"
+    ) as server:
+        server.workers()
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        api = api_grpc.ArenaServiceStub(channel)
+        owner = api.CreateOwner(api_pb.CreateOwnerRequest(name="mallory"), metadata=bearer(ADMIN)).token
+        api.RegisterBot(api_pb.RegisterBotRequest(name="sleeper", games=["friday13"]), metadata=bearer(owner))
+        folder = misbehaving(tmp_path / "sleeper", "silent")
+        # Its validation match seats it in a worker; it never answers, so it is running when the stop comes.
+        upload = threading.Thread(target=_submit_ignoring_the_end, args=(api, owner, folder), daemon=True)
+        upload.start()
+        deadline = time.monotonic() + 60
+        while not (running := set(sandboxed_processes(server.process.pid))):
+            assert time.monotonic() < deadline, "the hosted bot never started"
+            time.sleep(0.05)
+        assert server.stop() == 0
+        channel.close()
+    assert wait_gone(running) == set(), "hosted bots outlived the stop"
