@@ -33,6 +33,8 @@ class MatchResult:
     forfeited: tuple[int, ...]
     seat_records: tuple[SeatRecord, ...]
     state: State[Any]
+    clock: dict[str, Any] | None = None
+    """Per move, how long a timed seat thought and its bank left, and the strikes (`MatchRunner`)."""
 
     @cached_property
     def record(self) -> dict[str, Any]:
@@ -40,6 +42,8 @@ class MatchResult:
         record = self.state.record(self.seats, self.termination)
         record["ranks"] = list(self.ranks)
         record["forfeited"] = list(self.forfeited)
+        if self.clock is not None:
+            record["clock"] = self.clock
         return record
 
 

@@ -61,6 +61,11 @@ class MatchRunner:
         self.state: State[Any] = game.new_match(seed)
         self.records = [SeatRecord(bank=self.clock.bank) for _ in seats]
         self._request_id = 0
+        # The replay's clock: per move, a timed seat's think time and bank left (ms), else None;
+        # and each strike with the index of the move it came with.
+        self._timing: list[tuple[int, int] | None] = []
+        self._moved: tuple[int, int] | None = None
+        self._strikes: list[tuple[int, int, str]] = []
         # The metrics' series of this game, looked up once rather than at every move.
         self._moves = metrics.MOVES.labels(game.name)
         self._answered = metrics.MOVE_SECONDS.labels(game.name)
@@ -70,6 +75,7 @@ class MatchRunner:
         state = self.state
         for action in replayed:
             state.apply(action)
+        self._timing = [None] * len(replayed)  # played before a resume: their times are not known
         names = seat_names(self.seats)
         commitment = seed_commitment(self.seed)
         await asyncio.gather(
@@ -80,7 +86,9 @@ class MatchRunner:
         )
         while not state.is_terminal():
             seat = state.current_player()
+            self._moved = None
             action = await self._next_action(seat)
+            self._timing.append(self._moved)
             state.apply(action)
             self.records[seat].moves += 1
             self._moves.inc()
@@ -108,6 +116,7 @@ class MatchRunner:
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
             self._answered.observe(move.time_left)  # at least that long: the latency an operator sees
+            self._moved = (round(move.time_left * 1000), 0)
             return await self._strike(seat, move, f"no answer within {move.time_left:.3f} s", "late")
         except SeatGone as gone:
             self._forfeit(seat, str(gone))
@@ -118,6 +127,7 @@ class MatchRunner:
         record.thinking += elapsed
         record.bank = max(0.0, record.bank - max(0.0, elapsed - self.clock.per_move))
         self._answered.observe(elapsed)
+        self._moved = (round(elapsed * 1000), round(record.bank * 1000))
         if action not in move.legal_actions:
             why = state.why_illegal(action) or "not among the legal actions sent"
             return await self._strike(seat, move, f"illegal action: {why}", "illegal")
@@ -131,6 +141,7 @@ class MatchRunner:
         default = self.state.default_action()
         message = f"strike {record.strikes} of {MAX_STRIKES}: {reason}; played {self.game.action_text(default)} for you"
         record.errors.append(message)
+        self._strikes.append((len(self._timing), seat, message))
         if record.strikes >= MAX_STRIKES:
             self._forfeit(seat, f"{MAX_STRIKES} strikes")
         try:
@@ -163,7 +174,19 @@ class MatchRunner:
             forfeited=forfeited,
             seat_records=tuple(self.records),
             state=self.state,
+            clock=self._clock_record(),
         )
+
+    def _clock_record(self) -> dict[str, Any] | None:
+        """The replay record's "clock": None when no seat was timed (built-in bots only)."""
+        if not self._strikes and all(timing is None for timing in self._timing):
+            return None
+        return {
+            "per_move_ms": round(self.clock.per_move * 1000),
+            "bank_ms": round(self.clock.bank * 1000),
+            "moves": [None if timing is None else list(timing) for timing in self._timing],
+            "strikes": [list(strike) for strike in self._strikes],
+        }
 
 
 def _extend(budget: asyncio.Timeout, seconds: float) -> None:

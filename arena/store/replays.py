@@ -8,7 +8,8 @@ primed with a sample record (`replay_dictionaries.py`) 1.1 KB, and its seed and 
 Three stored forms read back, told apart by the first byte:
 - `{`: the JSON text itself, as arenas before compression stored it;
 - `R`: a re-play: zlib (with the dictionary) of a JSON header (game, params, seats, seed,
-  termination, ranks, forfeited, and the CRC-32 of the record's JSON text), a newline, then the
+  termination, ranks, forfeited, the clock when the record has one, and the CRC-32 of the
+  record's JSON text), a newline, then the
   action ids, one byte each. Read by re-playing the actions from the seed under the rules;
   written only when that gives back exactly the record, checked before storing. A re-play whose
   CRC differs (rules changed since) is a clear error, never a silently different record;
@@ -65,6 +66,8 @@ def _replay_form(record: Any, text: bytes) -> bytes | None:
             for move in played["moves"]
         )
         header = {name: record[name] for name in _HEADER} | {"crc": zlib.crc32(text)}
+        if "clock" in record:
+            header["clock"] = record["clock"]
     except (GameError, LookupError, TypeError, ValueError):  # not a card game's record, or an id above 255
         return None
     payload = _deflate(compact_json(header).encode() + b"\n" + actions)
@@ -86,6 +89,8 @@ def _replayed(payload: bytes, match_id: str) -> dict[str, Any]:
             state.apply(action)
         record = state.record(header["seats"], Termination(header["termination"]))
         record["ranks"], record["forfeited"] = header["ranks"], header["forfeited"]
+        if "clock" in header:
+            record["clock"] = header["clock"]
     except (zlib.error, GameError, LookupError, TypeError, ValueError) as error:
         raise CorruptReplay(
             f"the stored replay of match {match_id} does not re-play ({len(payload) + 1} bytes: {error})"

@@ -15,6 +15,10 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
     last: h("button", { type: "button", title: "Last step (End)" }, "End"),
   };
   const moveText = h("p", { class: "move-text", id: "move-text" });
+  const clock = h("p", { class: "move-clock muted", id: "move-clock" });
+  // Each move frame's place among the match's moves: the index into the record's clock.
+  let counted = -1;
+  const moveIndex = frames.map((frame) => (frame.move ? (counted += 1) : null));
   const board = h("div", {});
   const scores = h("div", {});
   const roundStart = (i, direction) => {
@@ -32,6 +36,7 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
     status.textContent = `Step ${index} of ${frames.length - 1} · round ${frame.round + 1} of ${rounds} · ` +
       `move ${countMoves(frames, index)} of ${moves}`;
     moveText.replaceChildren(...describeMove(replay, frame, drawing));
+    clock.replaceChildren(...clockOf(replay, moveIndex[index]));
     board.replaceChildren(renderView(frame.view, drawing, replay.seats, frame.hands || null, frame.move,
       previous && previous.view));
     scores.replaceChildren(scoreTable(replay, frame, drawing));
@@ -61,10 +66,30 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
       buttons.last, slider),
     h("p", { class: "keys" }, "Keys: ", h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " move, ", h("kbd", {}, "PgUp"), " ",
       h("kbd", {}, "PgDn"), " round, ", h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), " start and end."),
-    status, moveText, board, scores,
+    status, moveText, clock, board, scores,
     h("p", { class: "muted" }, `Seed ${replay.seed}, commitment ${replay.seed_commitment}.`));
   go(Number.isInteger(start) ? start : 0, true);
   return viewer;
+}
+
+export function clockOf(replay, move) {
+  // What the clock said of move number `move`: the seat's think time and bank left, and its strikes.
+  const clock = replay.clock;
+  if (!clock) return move === null ? [] : ["No clock: every seat was a built-in bot."];
+  if (move === null) {
+    return [`Clock: ${seconds(clock.per_move_ms)} a move and a bank of ${seconds(clock.bank_ms)} per seat.`];
+  }
+  const timing = clock.moves[move];
+  const parts = [timing ? `Thought ${timing[0]} ms; bank ${seconds(timing[1])} left.`
+    : "Not timed (a built-in bot, a forfeited seat, or a move made before the match was resumed)."];
+  for (const [index, seat, message] of clock.strikes) {
+    if (index === move) parts.push(" ", h("strong", { class: "strike" }, `Seat ${seat}: ${message}`));
+  }
+  return parts;
+}
+
+function seconds(ms) {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function countMoves(frames, index) {
