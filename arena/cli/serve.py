@@ -7,7 +7,6 @@ The node's settings are read here once, from the options and their environment v
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 
 import click
@@ -32,7 +31,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     cls=EnvOption,
     envvar="ARENA_WORKERS",
     help="Node processes sharing the port and the Redis, under a supervisor that restarts them "
-    "(env ARENA_WORKERS; default: one per core; 1: a single process).",
+    "(env ARENA_WORKERS; default 1: a single process; e.g. $(nproc) for one per core).",
 )
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option(
@@ -161,8 +160,8 @@ def serve(
 ) -> None:
     """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
 
-    With several workers (the default on a machine of several cores) a supervisor runs one node per
-    worker on the same port and Redis, restarts one that dies, and stops them all on SIGTERM or Ctrl-C.
+    With --workers N (N > 1) a supervisor runs one node per worker on the same port and Redis,
+    restarts one that dies, and stops them all on SIGTERM or Ctrl-C.
 
     The admin token is read from ARENA_ADMIN_TOKEN or from the file named by ARENA_ADMIN_TOKEN_FILE,
     or made and printed once on first start. A password for --redis-url goes in the URL,
@@ -212,7 +211,9 @@ def serve(
         )
     except (LadderError, ConfigError) as error:
         raise click.ClickException(str(error)) from None
-    count = workers or os.cpu_count() or 1
+    # One process unless asked: a bot that reconnects to another worker cannot resume its session
+    # there, and CreateMatch seats only bots connected to the worker it reaches (README).
+    count = workers or 1
     try:
         with contextlib.suppress(KeyboardInterrupt):
             if count == 1:
