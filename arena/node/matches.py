@@ -178,8 +178,12 @@ class MatchHost:
             raise MatchError("a bot may take only one seat in a match")
         if self.start_seats is not None:
             await self.start_seats(seat_names, game.name, {})
+        # A bot connected to another node (another worker of `arena serve --workers N`) sits through
+        # its session there, as in work-stream matches.
+        away = [name for name in remote if not any(s.attached and not s.exclusive for s in self.sessions.of_bot(name))]
+        elsewhere = await find_sessions(self.store.redis, away, self.node, alive=True) if away and self.node else {}
         match_id = await self.store.next_match_id()
-        live = self.prepare(match_id, game, seat_names, seed, clock)
+        live = self.prepare(match_id, game, seat_names, seed, clock, remote=elsewhere)
         await self.store.match_started(live.record)
         live.task = asyncio.create_task(self._run(live), name=f"match {match_id}")
         return live
