@@ -22,7 +22,7 @@ from arena.cli.options import (
     game_param_texts,
     print_json,
 )
-from arena.cli.output import console, print_head_to_head, print_standings, table
+from arena.cli.output import console, counted, print_head_to_head, print_standings, table
 
 if TYPE_CHECKING:
     from arena.match.abtest import ABTest
@@ -108,7 +108,7 @@ def play(
         game_name, **game_params(game_name, players, game_param_texts(param_texts, edition=edition, scenario=scenario))
     )
     if len(names) != game.players:
-        fail(f"--bots names {len(names)} bots but {game.name} is set for {game.players} players")
+        fail(f"--bots names {counted(len(names), 'bot')} but {game.name} is set for {game.players} players")
     try:
         pairings = list(schedule(names, games, duplicate=duplicate, seatings=seatings))
     except ValueError as problem:
@@ -327,8 +327,8 @@ def sprt_line(test: Any) -> str:
         + ("" if interval.half_width != interval.half_width else f" ± {interval.half_width:.3f}")
     )
     return (
-        f"LLR {sprt.llr:+.2f} ({sprt.lower:+.2f}, {sprt.upper:+.2f}) · {sprt.n} deals, "
-        f"{sprt.n * test.per_deal} matches · A's advantage {shown} {unit}"
+        f"LLR {sprt.llr:+.2f} ({sprt.lower:+.2f}, {sprt.upper:+.2f}) · {counted(sprt.n, 'deal')}, "
+        f"{counted(sprt.n * test.per_deal, 'match', 'matches')} · A's advantage {shown} {unit}"
     )
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from arena.cli.options import Token, call, connection_options, fail, json_option, print_json, to_dict
-from arena.cli.output import console, table, when
+from arena.cli.output import console, counted, table, when
 
 if TYPE_CHECKING:
     from arena.client import Connection
@@ -81,7 +81,7 @@ def ratings_recompute(game: str, params: tuple[str, ...], connection: Connection
         print_json(to_dict(reply))
     else:
         used = ", ".join(f"{name}={value:g}" for name, value in sorted(reply.parameters.items()))
-        print(f"{game}: {reply.results} results replayed, {reply.bots} bots rated ({used})")
+        print(f"{game}: {counted(reply.results, 'result')} replayed, {counted(reply.bots, 'bot')} rated ({used})")
 
 
 @ratings.command("history")

@@ -340,12 +340,10 @@ def ended_badly(row: dict[str, Any]) -> str:
     """Why a tournament that ended did not simply finish, in one line; "" if it finished."""
     name = row["tournament"]
     if row["status"] == "cancelled":
-        return (
-            f"tournament {name} was cancelled by {row['cancelled_by']}: {row['done']} of {row['total']} matches played"
-        )
+        return f"tournament {name} was cancelled by {row['cancelled_by']}: {row['done']} of {counted(row['total'], 'match', 'matches')} played"
     if row["status"] == "finished-with-aborts":
         return (
-            f"tournament {name} finished with {row['aborted']} of {row['total']} matches aborted "
+            f"tournament {name} finished with {row['aborted']} of {counted(row['total'], 'match', 'matches')} aborted "
             f"(arena tournament show {name} says why)"
         )
     if row["status"] != "finished":
