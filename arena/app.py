@@ -182,12 +182,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     endpoint = None
     try:
         if config.metrics_port is not None and not config.supervised:
-            try:
-                endpoint = metrics.serve(config.http_host, config.metrics_port)
-            except OSError as error:
-                raise MetricsUnavailable(
-                    f"cannot serve metrics on {config.http_host}:{config.metrics_port}: {error.strerror}"
-                ) from None
+            endpoint = metrics.serve(config.http_host, config.metrics_port)
         if config.http_port is not None:
             web = await start_web(WebData(store, ratings, host), config.http_host, config.http_port)
         yield RunningServer(
@@ -277,10 +272,6 @@ def announce_serving(
             f"{ADMIN_TOKEN_FILE_ENV} to replace it):"
         )
         announce(new_admin_token)
-
-
-class MetricsUnavailable(RuntimeError):
-    """The metrics endpoint cannot listen where it was asked to; the message says where and why."""
 
 
 class ConfigError(ValueError):

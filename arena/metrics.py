@@ -82,16 +82,23 @@ def multiprocess_dir() -> Path | None:
     return Path(folder) if folder else None
 
 
+class MetricsUnavailable(RuntimeError):
+    """The metrics endpoint cannot listen where it was asked to; the message says where and why."""
+
+
 def serve(host: str, port: int) -> WSGIServer:
     """Serve /metrics on `host`:`port` (0: any free port) from a thread; `stop` ends it.
 
     In a supervisor of workers (PROMETHEUS_MULTIPROC_DIR set) the endpoint adds up every worker's
-    values; in a lone node it shows this process's. Raises OSError when the port is taken."""
+    values; in a lone node it shows this process's."""
     registry = REGISTRY
     if multiprocess_dir() is not None:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-    server, _ = start_http_server(port, addr=host, registry=registry)
+    try:
+        server, _ = start_http_server(port, addr=host, registry=registry)
+    except OSError as error:
+        raise MetricsUnavailable(f"cannot serve metrics on {host}:{port}: {error.strerror}") from None
     return server
 
 

@@ -449,12 +449,7 @@ def metrics_endpoint(config: ServerConfig) -> Iterator[int | None]:
     with tempfile.TemporaryDirectory(prefix="arena-metrics-") as folder:
         os.environ[metrics.MULTIPROCESS_DIR] = folder
         try:
-            try:
-                endpoint = metrics.serve(config.http_host, config.metrics_port)
-            except OSError as error:
-                raise SupervisorError(
-                    f"cannot serve metrics on {config.http_host}:{config.metrics_port}: {error.strerror}"
-                ) from None
+            endpoint = metrics.serve(config.http_host, config.metrics_port)
             try:
                 yield endpoint.server_port
             finally:

@@ -170,9 +170,10 @@ def serve(
     import asyncio
 
     # The node's code is loaded only when a node starts, so that the other commands start fast.
-    from arena.app import ConfigError, MetricsUnavailable, ServerConfig, config_from_env
+    from arena.app import ConfigError, ServerConfig, config_from_env
     from arena.app import serve as serve_node
     from arena.match import Clock
+    from arena.metrics import MetricsUnavailable
     from arena.node.hosted import HostedConfig
     from arena.node.ladder import LadderConfig, LadderError, parse_sizes
     from arena.node.retention import RetentionConfig
