@@ -10,9 +10,10 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import AsyncIterator, Callable, MutableMapping
+from collections.abc import AsyncIterator, Callable, Coroutine, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -91,6 +92,8 @@ class ServerConfig:
     metrics_port: int | None = None
     """Where Prometheus reads /metrics, on `http_host` (0: any free port); None: no endpoint. Under
     `--workers N` the supervisor serves it, adding up its workers' values."""
+    event_loop: str = "asyncio"
+    """The node's event loop: "asyncio", or "uvloop" (about 8% less CPU a move, README "Speed")."""
 
 
 @dataclass
@@ -272,6 +275,16 @@ def announce_serving(
             f"{ADMIN_TOKEN_FILE_ENV} to replace it):"
         )
         announce(new_admin_token)
+
+
+def run_node(main: Coroutine[Any, Any, None], event_loop: str) -> None:
+    """Run a node's (or a supervisor's) coroutine to its end on the chosen event loop."""
+    if event_loop == "uvloop":
+        import uvloop
+
+        uvloop.run(main)
+    else:
+        asyncio.run(main)
 
 
 class ConfigError(ValueError):

@@ -60,7 +60,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from arena import metrics
-from arena.app import ServerConfig, announce_serving, running, take_over
+from arena.app import ServerConfig, announce_serving, run_node, running, take_over
 from arena.node.work import node_name
 from arena.store import RedisUnavailable, Store, open_redis
 from arena.web import WebUnavailable
@@ -210,7 +210,7 @@ def worker_main(config: ServerConfig, index: int, pipe: Connection, parent: int)
     handler.setFormatter(logging.Formatter(f"arena worker {index}: %(message)s"))
     logging.getLogger().addHandler(handler)
     try:
-        asyncio.run(_work(config, pipe))
+        run_node(_work(config, pipe), config.event_loop)
     except Exception as error:
         pipe.send(("failed", _why(config, error)))
         if not isinstance(error, (RedisUnavailable, WebUnavailable, RuntimeError)):

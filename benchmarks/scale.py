@@ -1,6 +1,7 @@
 """1,000 four-player friday13 matches between Python sample bots over gRPC, on one node and on two.
 
-    python benchmarks/scale.py [--matches 1000] [--nodes 1 2] [--max-matches 32]
+    python benchmarks/scale.py [--matches 1000] [--nodes 1 2] [--max-matches 32] [--repeats N]
+                               [--event-loops asyncio uvloop]
 
 A redis-server runs on loopback; each node is an `arena serve --redis-url` process. Four random
 SDK bots (sample_bots/python/random_bot.py) sit in every match; each bot runs one process per
@@ -41,7 +42,7 @@ BOTS = ["r0", "r1", "r2", "r3"]
 
 
 @contextlib.contextmanager
-def nodes(redis_url: str, count: int, slots: int) -> Iterator[list[tuple[str, int]]]:
+def nodes(redis_url: str, count: int, slots: int, event_loop: str = "asyncio") -> Iterator[list[tuple[str, int]]]:
     """`count` node processes on this Redis; yields each one's HOST:PORT and process id."""
     # One process per node (no supervisor of several workers), so that a node's CPU time is its process's.
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_MATCH_SLOTS": str(slots), "ARENA_WORKERS": "1"}
@@ -62,6 +63,8 @@ def nodes(redis_url: str, count: int, slots: int) -> Iterator[list[tuple[str, in
                     redis_url,
                     "--http-port",
                     "0",
+                    "--event-loop",
+                    event_loop,
                 ],
                 stdout=subprocess.PIPE,
                 text=True,
@@ -101,9 +104,9 @@ async def play(redis_url: str, matches: int) -> float:
 MOVES_PER_MATCH = 4 * 50
 
 
-def run(node_count: int, matches: int, max_matches: int) -> tuple[float, float]:
+def run(node_count: int, matches: int, max_matches: int, event_loop: str) -> tuple[float, float]:
     """Seconds to play the matches, and the nodes' CPU seconds per move."""
-    with redis_server() as url, nodes(url, node_count, max_matches) as served:
+    with redis_server() as url, nodes(url, node_count, max_matches, event_loop) as served:
         addresses = [address for address, _ in served]
         tokens = register_bots(addresses[0], BOTS)
         bots = [process for address in addresses for process in start_bot_processes(address, tokens, max_matches)]
@@ -127,18 +130,27 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--max-matches", type=int, default=32, help="matches per bot process and per node at once")
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument(
+        "--event-loops",
+        nargs="+",
+        default=["asyncio"],
+        choices=["asyncio", "uvloop"],
+        help="the nodes' event loops (arena serve --event-loop), alternating within each repeat",
+    )
     options = parser.parse_args()
     print(f"machine: {describe()}")
     print(f"load average at start: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
-    runs: dict[int, list[tuple[float, float]]] = {count: [] for count in options.nodes}
+    runs: dict[tuple[int, str], list[tuple[float, float]]] = {
+        (count, loop): [] for count in options.nodes for loop in options.event_loops
+    }
     bare: list[float] = []
     trips = options.matches * MOVES_PER_MATCH
     for _ in range(options.repeats):
-        for count in options.nodes:
-            seconds, cpu = run(count, options.matches, options.max_matches)
-            runs[count].append((seconds, cpu))
+        for count, loop in runs:
+            seconds, cpu = run(count, options.matches, options.max_matches, loop)
+            runs[(count, loop)].append((seconds, cpu))
             print(
-                f"{count} node{'s' if count > 1 else ''}: {options.matches} four-player friday13 matches in "
+                f"{count} node{'s' if count > 1 else ''} on {loop}: {options.matches} four-player friday13 matches in "
                 f"{seconds:.1f} s = {options.matches / seconds:.1f} matches/s; node CPU {cpu * 1e6:.0f} µs a move",
                 flush=True,
             )
@@ -150,10 +162,10 @@ def main() -> None:
             flush=True,
         )
     reference_seconds = statistics.median(bare)
-    for count, results in runs.items():
+    for (count, loop), results in runs.items():
         seconds = statistics.median(result[0] for result in results)
         print(
-            f"median, {count} node{'s' if count > 1 else ''}: {seconds:.1f} s, node CPU "
+            f"median, {count} node{'s' if count > 1 else ''} on {loop}: {seconds:.1f} s, node CPU "
             f"{statistics.median(result[1] for result in results) * 1e6:.0f} µs a move; "
             f"bare grpc.aio's {reference_seconds:.1f} s for as many round trips: {seconds / reference_seconds:.2f}x"
         )

