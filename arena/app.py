@@ -93,7 +93,7 @@ class ServerConfig:
     """Where Prometheus reads /metrics, on `http_host` (0: any free port); None: no endpoint. Under
     `--workers N` the supervisor serves it, adding up its workers' values."""
     event_loop: str = "asyncio"
-    """The node's event loop: "asyncio", or "uvloop" (about 8% less CPU a move, README "Speed")."""
+    """The node's event loop: "asyncio", or "uvloop" (6-9% less CPU a move, README "Speed")."""
 
 
 @dataclass

@@ -144,7 +144,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     show_default=True,
     cls=EnvOption,
     envvar="ARENA_EVENT_LOOP",
-    help="The node's event loop: uvloop spends about 8% less CPU a move (env ARENA_EVENT_LOOP).",
+    help="The node's event loop: uvloop spends 6-9% less CPU a move (env ARENA_EVENT_LOOP).",
 )
 def serve(
     event_loop: str,
