@@ -6,13 +6,11 @@ import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-import pytest_asyncio
 import redis as redis_sync
 import yaml
 from redis.asyncio import Redis
@@ -35,15 +33,6 @@ from tests.store.test_replays import played
 
 NOW = 1_800_000_000_000
 OLD = NOW - 40 * DAY_MS
-
-
-@pytest_asyncio.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 async def store_match(

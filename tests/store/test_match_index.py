@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 
 from arena.games import Termination
@@ -15,15 +12,6 @@ from arena.v1 import arena_service_pb2 as api_pb
 from tests.server.conftest import Arena
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest_asyncio.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 async def play(

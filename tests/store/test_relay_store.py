@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 
 from arena.node.relay import Relay
@@ -49,15 +47,6 @@ def as_read(fields: dict[Any, Any]) -> dict[bytes, bytes]:
     return {
         str(name).encode(): value if isinstance(value, bytes) else str(value).encode() for name, value in fields.items()
     }
-
-
-@pytest_asyncio.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 @pytest.mark.parametrize("kind", list(PostKind))

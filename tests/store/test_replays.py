@@ -5,13 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
 import grpc
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 from starlette.exceptions import HTTPException
 
@@ -29,15 +27,6 @@ from arena.web.data import WebData
 from tests.server.conftest import Arena
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest_asyncio.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 async def played(game: str, bots: tuple[str, ...], number: int = 0, **params: Any) -> dict[str, Any]:

@@ -25,6 +25,7 @@ import redis
 
 from arena.match import Clock
 from arena.node.work import WorkConfig
+from arena.store.hosted import HostedStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.server.conftest import ADMIN, Arena, RandomBot, RawBot, bearer, start_arena
@@ -188,3 +189,21 @@ def browser(chromium: str) -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(scope="module")
+def hosted_bot(web_arena: WebArena) -> str:
+    """A hosted bot with two uploaded versions: the first passed validation, the second failed."""
+
+    async def upload() -> None:
+        store = web_arena.arena.server.store
+        await store.create_owner("hilda")
+        await store.register_bot("hilda", "hosted-one", ("friday13",), "python")
+        hosted = HostedStore(store.redis)
+        for _ in range(2):
+            await hosted.add_version("hosted-one", "ab" * 32, b"package bytes", "python bot.py")
+        await hosted.finish_validation("hosted-one", 1, "")
+        await hosted.finish_validation("hosted-one", 2, "it crashed on its first move")
+
+    web_arena.run(upload)
+    return "hosted-one"

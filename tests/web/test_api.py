@@ -221,21 +221,8 @@ def test_a_bots_rivals_count_the_matches_played_together(web_arena: WebArena) ->
     assert "hosted_versions" not in bot
 
 
-def test_a_hosted_bot_lists_its_versions_with_status(web_arena: WebArena) -> None:
-    from arena.store.hosted import HostedStore
-
-    async def upload() -> None:
-        store = web_arena.arena.server.store
-        await store.create_owner("hilda")
-        await store.register_bot("hilda", "hosted-one", ("friday13",), "python")
-        hosted = HostedStore(store.redis)
-        for _ in range(2):
-            await hosted.add_version("hosted-one", "ab" * 32, b"package bytes", "python bot.py")
-        await hosted.finish_validation("hosted-one", 1, "")
-        await hosted.finish_validation("hosted-one", 2, "it crashed on its first move")
-
-    web_arena.run(upload)
-    status, bot = web_arena.get("/api/bots/hosted-one")
+def test_a_hosted_bot_lists_its_versions_with_status(web_arena: WebArena, hosted_bot: str) -> None:
+    status, bot = web_arena.get(f"/api/bots/{hosted_bot}")
     assert status == 200 and bot["bot"]["kind"] == "hosted"
     shown = [(v["version"], v["status"], v["active"], v["reason"]) for v in bot["hosted_versions"]]
     assert shown == [(2, "failed", False, "it crashed on its first move"), (1, "ok", True, "")]

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
-from arena.store.hosted import HostedStore
 from tests.web.conftest import TOURNAMENT, WebArena
 from tests.web.test_pages import PHONE, page, visit
 
@@ -52,24 +51,6 @@ CLIPPED = """() => {
 }"""
 FITS = """() => [...document.querySelectorAll("main table")].filter((t) => t.offsetParent)
   .map((t) => [t.closest(".scroll").clientWidth, t.scrollWidth])"""
-
-
-@pytest.fixture(scope="module")
-def hosted_bot(web_arena: WebArena) -> str:
-    """A hosted bot with two uploaded versions: the first passed validation, the second failed."""
-
-    async def upload() -> None:
-        store = web_arena.arena.server.store
-        await store.create_owner("hilda")
-        await store.register_bot("hilda", "hosted-one", ("friday13",), "python")
-        hosted = HostedStore(store.redis)
-        for _ in range(2):
-            await hosted.add_version("hosted-one", "ab" * 32, b"package bytes", "python bot.py")
-        await hosted.finish_validation("hosted-one", 1, "")
-        await hosted.finish_validation("hosted-one", 2, "it crashed on its first move")
-
-    web_arena.run(upload)
-    return "hosted-one"
 
 
 def main_pages(web: WebArena) -> dict[str, str]:
