@@ -165,10 +165,20 @@ async def test_the_supervisor_adds_up_its_workers_and_forgets_a_dead_ones_sessio
             await until(finished, "both matches counted")
             served = await presence(redis, bots)
             victim = max(workers, key=lambda name: sum(name in nodes for nodes in served.values()))
+            moved = [bot for bot, nodes in served.items() if victim in nodes]
+            assert moved, served
             mark = len(server.lines)
             os.kill(workers[victim], signal.SIGKILL)
             server.wait_for(r"serves again", after=mark)
             # The bots resume on the living workers; the dead one's sessions are not counted twice.
+
+            async def resumed() -> bool:
+                # The killed worker's bots have sessions on living workers again (its own entries linger).
+                now = await presence(redis, moved)
+                return all(nodes - {victim} for nodes in now.values())
+
+            await until(resumed, "the killed worker's bots connected again")
+            # The dead worker's last value would still count its sessions: 4 only once it is forgotten.
             await until(lambda: sessions(4), "four sessions again after a worker was killed")
             after = await scraped(metrics_port)
             assert value(after, "arena_matches_finished_total", game="friday13", termination="normal") == len(orders)
