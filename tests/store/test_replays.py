@@ -62,6 +62,20 @@ async def test_a_friday13_match_is_stored_as_its_seed_and_actions_and_reads_back
         assert usage is not None and usage < 1_200, usage
 
 
+async def test_a_record_with_a_clock_keeps_the_replay_form_and_reads_back_the_same() -> None:
+    replay = await played("friday13", ("heuristic", "random", "random"), 7, players=3)
+    moves = sum(len(entry["moves"]) for entry in replay["rounds"])
+    replay["clock"] = {
+        "per_move_ms": 1000,
+        "bank_ms": 10000,
+        "moves": [[number % 5, 10000] if number % 3 == 0 else None for number in range(moves)],
+        "strikes": [[3, 0, "strike 1 of 3: illegal action: not among the legal actions sent"]],
+    }
+    stored_bytes = encode_replay(replay)
+    assert stored_bytes[:1] == REPLAY_FORM
+    assert json.dumps(decode_replay(stored_bytes, "c1")) == json.dumps(replay)
+
+
 async def test_records_the_replay_form_cannot_hold_are_stored_compressed_and_read_back_the_same() -> None:
     board = await played("board13", ("random", "random"), 1)
     amigo = await played("amigo13", ("random", "heuristic", "random"), 2, players=3)
