@@ -55,11 +55,12 @@ class Sampler:
         for game in self.games:
             pipe.hlen(keys.ladder_queue(game))
         pipe.xlen(keys.WORK)
+        pipe.xpending(keys.WORK, keys.WORK_GROUP)
+        # The oldest order taken and not acknowledged, with how long ago it was delivered.
+        pipe.xpending_range(keys.WORK, keys.WORK_GROUP, min="-", max="+", count=1)
         try:
-            *queues, stream_length = await pipe.execute()
-            # The oldest order taken and not acknowledged, with how long ago it was delivered.
-            oldest = await self.redis.xpending_range(keys.WORK, keys.WORK_GROUP, min="-", max="+", count=1)
-            pending = (await self.redis.xpending(keys.WORK, keys.WORK_GROUP))["pending"]
+            *queues, stream_length, summary, oldest = await pipe.execute()
+            pending = summary["pending"]
         except redis.exceptions.ResponseError as error:
             if "NOGROUP" not in str(error):
                 raise
