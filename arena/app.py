@@ -264,7 +264,10 @@ def announce_serving(
     """The lines `arena serve` prints once it serves: where, the web UI, a newly made admin token."""
     where = redacted(config.redis_url) if config.redis_url else f"embedded, data in {config.data_dir}"
     scheme = "TLS" if config.tls_cert else "plaintext"
-    announce(f"arena: serving on {address} ({scheme}; Redis: {where})")
+    # The loop actually running, not the one asked for: uvloop is named when it runs.
+    loop = type(asyncio.get_running_loop()).__module__.split(".")[0]
+    running_on = "" if loop == "asyncio" else f"; event loop: {loop}"
+    announce(f"arena: serving on {address} ({scheme}; Redis: {where}{running_on})")
     if web:
         announce(f"arena: web UI on {web}")
     if metrics_port is not None:

@@ -25,7 +25,7 @@ async def test_a_node_on_uvloop_plays_a_match_and_stops_cleanly(redis_url: str, 
     port = free_port()
     args = ("--event-loop", "uvloop", "--workers", workers, "--port", str(port), "--redis-url", redis_url)
     with serving(*args, "--http-port", "0") as server:
-        server.wait_for("serving on")
+        server.wait_for(r"serving on .*; event loop: uvloop\)")
         address = f"127.0.0.1:{port}"
         tokens = await register(address, ["looped"])
         client = Client(RandomBot, address, tokens["looped"], max_matches=1, backoff=0.05)
