@@ -1,6 +1,6 @@
 """Redis memory per stored match: replay records as JSON text (before) and as stored now.
 
-    python benchmarks/store_footprint.py [--played 1000] [--stored 100000] [--bots 40]
+    python benchmarks/store_footprint.py [--played 1000] [--stored 100000] [--bots 40] [--clock spread]
 
 Plays `--played` real 4-player friday13 matches in this process (the engine's MatchRunner,
 heuristic and random bots, four seatings), then for each stored form starts a fresh embedded
@@ -53,6 +53,29 @@ FORMS: dict[str, Callable[[Any], bytes]] = {
 }
 BATCH = 32
 """Matches stored concurrently (each its own two transactions), over as many connections."""
+
+
+CLOCKS = ("none", "fast", "spread")
+
+
+def with_clock(record: dict[str, Any], kind: str, number: int) -> dict[str, Any]:
+    """The record with the clock a node's runner writes when all four seats are connected bots:
+    "fast" bots answer in 0-3 ms, "spread" ones in 0-900 ms with one move in 37 over the 1 s
+    limit (their banks run down). In-process bots are not timed, so their records have none."""
+    if kind == "none":
+        return record
+    draw = random.Random(number)
+    moves = sum(len(entry["moves"]) for entry in record["rounds"])
+    banks = [10_000] * 4
+    timing: list[list[int] | None] = []
+    for move in range(moves):
+        if kind == "fast":
+            think = draw.randrange(0, 4)
+        else:
+            think = draw.randrange(0, 900) if move % 37 else 1_000 + draw.randrange(0, 400)
+        banks[move % 4] = max(0, banks[move % 4] - max(0, think - 1_000))
+        timing.append([think, banks[move % 4]])
+    return {**record, "clock": {"per_move_ms": 1000, "bank_ms": 10000, "moves": timing, "strikes": []}}
 
 
 def play(matches: int) -> list[dict[str, Any]]:
@@ -173,10 +196,14 @@ def main() -> None:
         "--archived", type=float, default=0.9, help="share of the 'now' form's matches archived after (default 0.9)"
     )
     parser.add_argument("--reads", type=int, default=500, help="timed reads of each kind after archiving (default 500)")
+    parser.add_argument(
+        "--clock", choices=CLOCKS, default="none", help="the clock each record carries (see with_clock; default none)"
+    )
     args = parser.parse_args()
     print(describe())
     started = time.perf_counter()
-    records = play(args.played)
+    records = [with_clock(record, args.clock, number) for number, record in enumerate(play(args.played))]
+    print(f"clock in each record: {args.clock}")
     print(f"played {len(records)} friday13 4-player matches in {time.perf_counter() - started:.1f} s")
     bots = [f"bot-{number:02d}" for number in range(args.bots)]
     print(f"{'form':<10} {'replay B':>9} {'Redis B/match':>14} {f'Redis MB for {args.stored:,}':>20} {'store s':>8}")
