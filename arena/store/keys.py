@@ -30,6 +30,7 @@
 | arena:rating:{game}:{bot}        | hash   | mu, sigma, games, last_ms: the bot's rating          |
 | arena:leaderboard:{game}         | zset   | bot names by mu - 3 sigma                            |
 | arena:history:{game}:{bot}       | stream | match_id, mu, sigma, games, at: after each rated one |
+|                                  |        | match; the latest 1,000 (ratings.HISTORY_KEPT)       |
 | arena:results:{game}             | list   | result records (JSON) in finishing order, for        |
 |                                  |        | `arena ratings recompute`; aborted ones included     |
 | arena:results:{game}:applied     | set    | match ids whose result was applied (exactly once)    |

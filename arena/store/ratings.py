@@ -26,6 +26,10 @@ from arena.ratings import recompute as recompute_book
 from arena.store import keys
 from arena.store.codec import compact_json, text, text_fields, text_or_empty, texts
 
+HISTORY_KEPT = 1000
+"""Rating history entries kept per bot and game, the latest: what the web's rating plot shows.
+The stream is trimmed as each entry is added, so it stays bounded however long the bot plays."""
+
 MAX_ATTEMPTS = 50
 """Reads and computations of one result before `apply` gives up (only under heavy contention)."""
 
@@ -33,23 +37,23 @@ APPLIED, DUPLICATE, CONFLICT = 1, 0, -1
 
 _APPLY = """
 -- KEYS: applied set, results list, leaderboard, then per bot: rating hash, history stream
--- ARGV: match id, result JSON, bot count, then per bot 8 values:
+-- ARGV: match id, result JSON, bot count, history entries kept, then per bot 8 values:
 --       name, expected "mu|sigma|games" ('' when unrated), mu, sigma, games, conservative, last_ms, at
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
 local count = tonumber(ARGV[3])
 for i = 0, count - 1 do
-  local arg = 4 + i * 8
+  local arg = 5 + i * 8
   local now = redis.call('HMGET', KEYS[4 + 2 * i], 'mu', 'sigma', 'games')
   local seen = ''
   if now[1] then seen = now[1] .. '|' .. (now[2] or '') .. '|' .. (now[3] or '') end
   if seen ~= ARGV[arg + 1] then return -1 end
 end
 for i = 0, count - 1 do
-  local arg = 4 + i * 8
+  local arg = 5 + i * 8
   redis.call('HSET', KEYS[4 + 2 * i], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3], 'games', ARGV[arg + 4],
              'last_ms', ARGV[arg + 6])
   redis.call('ZADD', KEYS[3], ARGV[arg + 5], ARGV[arg])
-  redis.call('XADD', KEYS[5 + 2 * i], '*', 'match_id', ARGV[1], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3],
+  redis.call('XADD', KEYS[5 + 2 * i], 'MAXLEN', ARGV[4], '*', 'match_id', ARGV[1], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3],
              'games', ARGV[arg + 4], 'at', ARGV[arg + 7])
 end
 redis.call('SADD', KEYS[1], ARGV[1])
@@ -96,8 +100,9 @@ def _number(value: float) -> str:
 class RatingStore:
     """Ratings, leaderboards, history and results of every game."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, history_kept: int = HISTORY_KEPT) -> None:
         self.redis = redis
+        self.history_kept = history_kept
         self._apply = redis.register_script(_APPLY)
 
     # -- the model ---------------------------------------------------------------------------------
@@ -176,7 +181,12 @@ class RatingStore:
         game, update = prepared.game, prepared.update
         last_ms = round(prepared.result.finished_at * 1000)
         script_keys = [keys.results_applied(game), keys.results(game), keys.leaderboard(game)]
-        args: list[str | int] = [update.match_id, compact_json(prepared.result.to_dict()), len(update.ratings)]
+        args: list[str | int] = [
+            update.match_id,
+            compact_json(prepared.result.to_dict()),
+            len(update.ratings),
+            self.history_kept,
+        ]
         for row in update.ratings:
             script_keys += [keys.rating(game, row.bot), keys.history(game, row.bot)]
             args += [
@@ -225,7 +235,7 @@ class RatingStore:
                 )
         return rows
 
-    async def history(self, game: str, bot: str, limit: int = 1000) -> list[HistoryEntry]:
+    async def history(self, game: str, bot: str, limit: int = HISTORY_KEPT) -> list[HistoryEntry]:
         """The bot's rating after each of its latest `limit` rated matches, oldest first."""
         entries: list[tuple[bytes, dict[bytes, bytes]]] = cast(
             Any, await self.redis.xrevrange(keys.history(game, bot), count=limit)
@@ -299,7 +309,14 @@ class RatingStore:
                 },
             )
             pipe.zadd(keys.leaderboard(game), {row.bot: row.conservative})
+        kept: dict[str, int] = {}
+        for entry in reversed(book.history):
+            # The latest `history_kept` of each bot, added oldest first.
+            kept[entry.bot] = kept.get(entry.bot, 0) + 1
         for entry in book.history:
+            if kept[entry.bot] > self.history_kept:
+                kept[entry.bot] -= 1
+                continue
             pipe.xadd(keys.history(game, entry.bot), {name: str(value) for name, value in entry.to_dict().items()})
         if book.applied:
             pipe.sadd(keys.results_applied(game), *sorted(book.applied))

@@ -192,3 +192,28 @@ async def test_a_node_process_killed_after_computing_leaves_no_trace_and_redeliv
         assert await store.apply(GAME, one) is not None
         assert await store.apply(GAME, one) is None
     assert (await stored_state(store))[0] == tuple((r.bot, r.mu, r.sigma, r.games) for r in expected().leaderboard())
+
+
+async def test_each_bots_history_keeps_its_latest_entries_when_applied_and_when_recomputed(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    try:
+        store = RatingStore(redis, history_kept=6)
+        many = [result(f"h{i:02d}", ("a", "b") if i % 3 else ("a", "c"), (1, 2)) for i in range(20)]
+        for one in many:
+            await store.apply(GAME, one)
+        latest_a = [one.match_id for one in many][-6:]
+        latest_c = [one.match_id for one in many if "c" in one.seats][-6:]
+        assert [entry.match_id for entry in await store.history(GAME, "a")] == latest_a
+        assert await redis.xlen(keys.history(GAME, "a")) == 6
+        assert [entry.match_id for entry in await store.history(GAME, "c")] == latest_c
+        applied = await store.history(GAME, "a")
+        # The rating itself still counts every match; only the plot's points are bounded.
+        assert (await store.ratings(GAME, ["a"]))["a"].games == 20
+        await store.recompute(GAME)
+        assert await redis.xlen(keys.history(GAME, "a")) == 6
+        assert [(entry.match_id, entry.mu) for entry in await store.history(GAME, "a")] == [
+            (entry.match_id, entry.mu) for entry in applied
+        ]
+        assert [entry.match_id for entry in await store.history(GAME, "c")] == latest_c
+    finally:
+        await redis.aclose()
