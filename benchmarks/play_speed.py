@@ -2,7 +2,7 @@
 
     python benchmarks/play_speed.py [--game friday13] [--players 4] [--games 10000] [--repeats 3]
 
-Three loops play the same deals (`arena play`'s seeds for `--seed 1`), one after another in each
+These loops play the same deals (`arena play`'s seeds for `--seed 1`), one after another in each
 repeat, so that load on the shared machine falls on all of them alike; medians are compared
 with medians:
 
@@ -10,10 +10,14 @@ with medians:
   `apply_trusted`), one random generator per match, nothing else;
 - arena play: `play_matches`, the function `arena play` calls, with `random` bots in every seat;
 - runner: the same matches through the general `MatchRunner` (one `BotSeat` per seat, results
-  with their final states), the path `arena play` took before the fast path.
+  with their final states), the path `arena play` took before the fast path;
+- plain reference (friday13 only): the engine loop's random legal moves, one random generator per
+  match, on `plain_reference.py`, a plain string-based engine dealing the same cards, which shows
+  how `arena play` compares with a first straightforward implementation of the rules.
 
-Then each of the last two runs once more under tracemalloc for its peak memory. For the card
-games the engine's own playout loop (`CardState.playout`, the search bots' path) is shown too.
+Then arena play and the runner each run once more under tracemalloc for their peak memory. For
+the card games the engine's own playout loop (`CardState.playout`, the search bots' path) is
+shown too.
 """
 
 from __future__ import annotations
@@ -29,10 +33,12 @@ from collections.abc import Callable
 from functools import partial
 
 from machine import describe
+from plain_reference import PlainFriday13
 
 from arena.games import make_game
 from arena.games.base import Game
 from arena.games.cards import CardState
+from arena.games.friday13 import Friday13
 from arena.match import BotSeat, MatchResult, MatchRunner
 from arena.match.local import builtin_bot, match_seed, play_matches, schedule
 
@@ -47,6 +53,16 @@ def engine_loop(game: Game, seeds: list[bytes]) -> None:
         while not is_terminal():
             actions = legal_actions()
             apply(actions[int(choose() * len(actions))])
+
+
+def plain_reference_loop(players: int, edition: str, seeds: list[bytes]) -> None:
+    for number, seed in enumerate(seeds):
+        choose = random.Random(number).random
+        match = PlainFriday13(players, seed, edition)
+        legal_moves, play = match.legal_moves, match.play
+        while not match.over:
+            moves = legal_moves()
+            play(moves[int(choose() * len(moves))])
 
 
 def playouts(game: Game, seeds: list[bytes]) -> None:
@@ -108,6 +124,8 @@ def main() -> None:
         contenders["runner"] = partial(runner, game, games)
     if args.game != "board13":
         contenders["engine playout"] = partial(playouts, game, seeds)
+    if isinstance(game, Friday13):
+        contenders["plain reference"] = partial(plain_reference_loop, game.players, game.edition, seeds)
     times: dict[str, list[float]] = {name: [] for name in contenders}
     print(f"{game!r}, {games} matches, {args.repeats} repeats, one core of {describe()}, load {os.getloadavg()[0]:.2f}")
     for _ in range(args.repeats):
@@ -123,6 +141,8 @@ def main() -> None:
         print(f"runner / engine: {medians['runner'] / engine:.2f}x")
     if "engine playout" in medians:
         print(f"arena play / engine playout: {medians['arena play'] / medians['engine playout']:.2f}x")
+    if "plain reference" in medians:
+        print(f"arena play is {medians['plain reference'] / medians['arena play']:.2f}x the plain reference's speed")
     print(f"peak traced memory: arena play {peak_mib(contenders['arena play']):.1f} MiB", end="")
     if "runner" in contenders:
         print(f", runner {peak_mib(contenders['runner']):.1f} MiB", end="")
