@@ -130,7 +130,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     new_admin_token = None if config.supervised else await take_over(store, config.admin_token)
     sessions = SessionRegistry(config.limits)
     host = MatchHost(store, sessions, config.clock)
-    ratings = RatingStore(redis)
+    ratings = RatingStore(redis, archive=archive)
     host.ended_hooks.append(lambda record, result: rate(ratings, record.game, result))
     ladder = Ladder(LadderStore(redis), ratings, sessions, host, config.ladder)
     sessions.on_change = ladder.session_changed

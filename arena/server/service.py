@@ -36,7 +36,7 @@ from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, req
 from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import CorruptReplay, MatchRecord, NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
-from arena.store.ratings import RatingStore
+from arena.store.ratings import RatingStore, RatingStoreError
 from arena.store.store import NAME_PATTERN, BotKind, BotRecord
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
@@ -362,7 +362,10 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
                 model = RatingModel.from_dict({**current.to_dict(), **dict(request.parameters)})
             except RatingError as error:
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        book = await self.ratings.recompute(request.game, model)
+        try:
+            book = await self.ratings.recompute(request.game, model)
+        except RatingStoreError as error:
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
         return api_pb.RecomputeRatingsResponse(
             game=request.game, results=len(book.applied), bots=len(book.ratings), parameters=book.model.to_dict()
         )

@@ -10,6 +10,13 @@ match costs a few hundred bytes on disk and reads back as the very record the en
 Where each match lies (file, the member's offset and length) is kept in Redis in the hashes
 `arena:archive:index:{bucket}`: a read decompresses one member, never scans a file.
 
+Rating results go too: those of matches finished before the cutoff leave the head of
+`arena:results:{game}` (finishing order) for `ROOT/{game}/results.jsonl.gz`, one JSON line each
+as stored, in the same order, and their ids leave the game's applied set (a result is delivered
+again within minutes of its match, never a retention period later). `arena:results:{game}:archived`
+counts them, so that `arena ratings recompute` reads that many from the file first, and refuses
+on a node without the archive rather than rate from the recent results only.
+
 A move (`Archiver.move`) is crash-safe:
 1. the files' sizes before the move are written to `arena:archive:pending`;
 2. the members are appended and fsync'ed (and the directory, for a new file);
@@ -44,6 +51,7 @@ from typing import Any
 import redis
 from redis.asyncio import Redis
 
+from arena.games import game_names
 from arena.store import keys
 from arena.store.codec import compact_json, text, texts
 from arena.store.replays import CorruptReplay
@@ -55,7 +63,7 @@ BATCH = 256
 """Matches moved per batch (one transaction)."""
 MEMBER_LINES = 64
 """Matches per gzip member at most: a read decompresses only its member (about 0.1 ms for 64)."""
-_FILE_NAME = re.compile(r"[A-Za-z0-9._-]{1,40}/\d{4}-\d{2}-\d{2}")
+_FILE_NAME = re.compile(r"[A-Za-z0-9._-]{1,40}/(\d{4}-\d{2}-\d{2}|results)")
 
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -116,6 +124,14 @@ class ArchivedMatch:
         )
 
 
+def results_file(game: str) -> str:
+    """The file the game's archived rating results go to."""
+    name = f"{game}/results"
+    if not _FILE_NAME.fullmatch(name):
+        raise ValueError(f"no archive file for game {game!r}")
+    return name
+
+
 def day_file(game: str, started_ms: int) -> str:
     """The file a match started at `started_ms` goes to: its game and its UTC day."""
     day = datetime.datetime.fromtimestamp(started_ms / 1000, datetime.UTC).date().isoformat()
@@ -144,7 +160,11 @@ class Archive:
 
     def append(self, file: str, matches: Sequence[ArchivedMatch], expected_size: int) -> Location:
         """Append one gzip member of `matches` at the file's end, which must be `expected_size`, and fsync it."""
-        member = gzip.compress(b"".join(match.line() for match in matches), compresslevel=9, mtime=0)
+        return self.append_lines(file, [match.line() for match in matches], expected_size)
+
+    def append_lines(self, file: str, lines: Sequence[bytes], expected_size: int) -> Location:
+        """Append one gzip member of `lines` (each ending in a newline); see `append`."""
+        member = gzip.compress(b"".join(lines), compresslevel=9, mtime=0)
         path = self.path(file)
         new_dir = not path.parent.exists()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -197,6 +217,22 @@ class Archive:
                     raise ArchiveUnreadable(f"match {match_id}'s line in {path} is damaged ({error})") from None
         raise ArchiveUnreadable(f"match {match_id} is not where the archive index says ({path} at {location.offset})")
 
+    def results(self, game: str, count: int) -> list[bytes]:
+        """The game's first `count` archived results (JSON lines): those a committed move wrote. A
+        crashed move's lines may follow them until the next move cuts them off."""
+        path = self.path(results_file(game))
+        try:
+            with gzip.open(path, "rb") as lines:
+                kept = [line for _, line in zip(range(count), lines, strict=False)]
+        except (OSError, EOFError) as error:
+            reason = getattr(error, "strerror", None) or str(error)
+            raise ArchiveUnreadable(
+                f"{count} results of {game} are archived in {path}, which this node cannot read ({reason})"
+            ) from None
+        if len(kept) != count:
+            raise ArchiveUnreadable(f"{path} holds {len(kept)} results of {game}; Redis counts {count} archived")
+        return kept
+
     def matches(self, file: str) -> Iterator[ArchivedMatch]:
         """Every match in a file, in the order written (for operators' tools and tests)."""
         with gzip.open(self.path(file), "rb") as lines:
@@ -231,6 +267,8 @@ class Moved:
     """Old matches left in Redis because they have not ended."""
     recovered: int = 0
     """Files a crashed earlier move was cut off."""
+    results: int = 0
+    """Rating results archived."""
 
 
 class Archiver:
@@ -281,8 +319,47 @@ class Archiver:
             moved.archived += archived
             moved.kept += kept
             start += kept
+        for game in game_names():
+            moved.results += await self._move_results(game, cutoff_ms, token, after_write, batch)
         await self.redis.set(keys.ARCHIVE_HORIZON, cutoff_ms)
         return moved
+
+    async def _move_results(
+        self, game: str, cutoff_ms: int, token: str, after_write: Callable[[], None] | None, batch: int
+    ) -> int:
+        """Move the game's results of matches finished before `cutoff_ms` from the head of its list."""
+        moved = 0
+        while True:
+            head = texts(await self.redis.lrange(keys.results(game), 0, batch - 1))
+            due: list[str] = []
+            for line in head:
+                if float(json.loads(line).get("finished_at", 0.0)) * 1000 >= cutoff_ms:
+                    break
+                due.append(line)
+            if not due:
+                return moved
+            file = results_file(game)
+            size = self.archive.size(file)
+            await self.redis.set(keys.ARCHIVE_PENDING, compact_json({file: size}))
+            self.archive.append_lines(file, [line.encode() + b"\n" for line in due], size)
+            if after_write is not None:
+                after_write()
+            async with self.redis.pipeline(transaction=True) as commit:
+                # Only a move changes the list's head (results are pushed at its tail), and only under the lock.
+                await commit.watch(keys.ARCHIVE_LOCK)
+                if text(await commit.get(keys.ARCHIVE_LOCK) or b"") != token:
+                    raise redis.exceptions.LockError("the archive lock was lost; another node archives now")
+                commit.multi()  # type: ignore[no-untyped-call]
+                commit.ltrim(keys.results(game), len(due), -1)
+                commit.srem(keys.results_applied(game), *(json.loads(line)["match_id"] for line in due))
+                commit.incrby(keys.results_archived(game), len(due))
+                commit.delete(keys.ARCHIVE_PENDING)
+                await commit.execute()
+            moved += len(due)
+            if len(due) < len(head):
+                return moved
+            if not await self.renew(token):
+                raise redis.exceptions.LockError("the archive lock was lost; another node archives now")
 
     async def _move(self, ids: list[str], token: str, after_write: Callable[[], None] | None) -> tuple[int, int]:
         """Move the finished ones of `ids`; returns how many moved and how many were left (not ended)."""

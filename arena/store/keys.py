@@ -32,8 +32,11 @@
 | arena:history:{game}:{bot}       | stream | match_id, mu, sigma, games, at: after each rated one |
 |                                  |        | match; the latest 1,000 (ratings.HISTORY_KEPT)       |
 | arena:results:{game}             | list   | result records (JSON) in finishing order, for        |
-|                                  |        | `arena ratings recompute`; aborted ones included     |
+|                                  |        | `arena ratings recompute`; aborted ones included;    |
+|                                  |        | the oldest move to the archive with their matches    |
 | arena:results:{game}:applied     | set    | match ids whose result was applied (exactly once)    |
+| arena:results:{game}:archived    | string | how many of the oldest results moved to the archive  |
+|                                  |        | (store/archive.py), read first by a recompute        |
 | arena:rating-model:{game}        | hash   | TrueSkill parameters of the game, if not defaults    |
 | arena:ladder:{game}:queue        | hash   | ticket -> waiting entry (JSON: bot, session, since)  |
 | arena:ladder:{game}:lock         | string | the node whose matchmaker acts now (PX expiry)       |
@@ -153,6 +156,10 @@ def results(game: str) -> str:
 
 def results_applied(game: str) -> str:
     return f"{PREFIX}results:{game}:applied"
+
+
+def results_archived(game: str) -> str:
+    return f"{PREFIX}results:{game}:archived"
 
 
 def rating_model(game: str) -> str:

@@ -11,6 +11,7 @@ the script refuse, and `apply` reads and computes again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from arena.ratings import BotRating, HistoryEntry, RatingBook, RatingModel, Rati
 from arena.ratings import apply_result as compute_update
 from arena.ratings import recompute as recompute_book
 from arena.store import keys
+from arena.store.archive import Archive, ArchiveUnreadable
 from arena.store.codec import compact_json, text, text_fields, text_or_empty, texts
 
 HISTORY_KEPT = 1000
@@ -100,9 +102,11 @@ def _number(value: float) -> str:
 class RatingStore:
     """Ratings, leaderboards, history and results of every game."""
 
-    def __init__(self, redis: Redis, history_kept: int = HISTORY_KEPT) -> None:
+    def __init__(self, redis: Redis, history_kept: int = HISTORY_KEPT, archive: Archive | None = None) -> None:
         self.redis = redis
         self.history_kept = history_kept
+        self.archive = archive
+        """Where the oldest results went (`arena/store/archive.py`); a recompute needs them."""
         self._apply = redis.register_script(_APPLY)
 
     # -- the model ---------------------------------------------------------------------------------
@@ -256,10 +260,28 @@ class RatingStore:
         return points
 
     async def results(self, game: str) -> list[ResultRecord]:
-        """Every stored result of the game in finishing order (aborted ones too)."""
-        return [
-            ResultRecord.from_dict(json.loads(result)) for result in await self.redis.lrange(keys.results(game), 0, -1)
-        ]
+        """Every stored result of the game in finishing order (aborted ones too), the archived ones first."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.get(keys.results_archived(game))
+            pipe.lrange(keys.results(game), 0, -1)
+            count, stored = await pipe.execute()
+        archived = await self._archived(game, int(count or 0))
+        return [*archived, *(ResultRecord.from_dict(json.loads(result)) for result in stored)]
+
+    async def _archived(self, game: str, count: int) -> list[ResultRecord]:
+        """The game's `count` archived results; RatingStoreError when this node cannot read them."""
+        if count == 0:
+            return []
+        if self.archive is None:
+            raise RatingStoreError(
+                f"the oldest {count} results of {game} are in the disk archive, which this node does not have: "
+                "run this on a node started with the arena's --archive-dir"
+            )
+        try:
+            lines = await asyncio.to_thread(self.archive.results, game, count)
+        except ArchiveUnreadable as error:
+            raise RatingStoreError(str(error)) from None
+        return [ResultRecord.from_dict(json.loads(line)) for line in lines]
 
     # -- recomputing -------------------------------------------------------------------------------
 
@@ -271,13 +293,20 @@ class RatingStore:
         """
         for _ in range(MAX_ATTEMPTS):
             async with self.redis.pipeline(transaction=True) as pipe:
-                await pipe.watch(keys.results(game), keys.leaderboard(game), keys.rating_model(game))
-                stored = await pipe.lrange(keys.results(game), 0, -1)
+                await pipe.watch(
+                    keys.results(game), keys.results_archived(game), keys.leaderboard(game), keys.rating_model(game)
+                )
+                stored = [
+                    ResultRecord.from_dict(json.loads(result))
+                    for result in await pipe.lrange(keys.results(game), 0, -1)
+                ]
+                archived = await self._archived(game, int(await pipe.get(keys.results_archived(game)) or 0))
                 old = texts(await pipe.zrange(keys.leaderboard(game), 0, -1))
                 use = model or await self._model_on(pipe, game)
-                book = recompute_book((ResultRecord.from_dict(json.loads(result)) for result in stored), use)
+                book = recompute_book([*archived, *stored], use)
                 pipe.multi()  # type: ignore[no-untyped-call]
-                self._rewrite(game, book, old, pipe)
+                # Archived results left the applied set when they moved; it stays that small.
+                self._rewrite(game, book, old, pipe, {result.match_id for result in stored})
                 if model is not None:
                     self.set_model(game, model, pipe)
                 try:
@@ -291,7 +320,7 @@ class RatingStore:
         stored: Mapping[Any, Any] = await pipe.hgetall(keys.rating_model(game))
         return RatingModel.from_dict({name: float(value) for name, value in text_fields(stored).items()})
 
-    def _rewrite(self, game: str, book: RatingBook, old: Sequence[str], pipe: Pipeline) -> None:
+    def _rewrite(self, game: str, book: RatingBook, old: Sequence[str], pipe: Pipeline, in_redis: set[str]) -> None:
         last_ms: dict[str, int] = {}
         for entry in book.history:
             last_ms[entry.bot] = round(entry.at * 1000)
@@ -318,5 +347,6 @@ class RatingStore:
                 kept[entry.bot] -= 1
                 continue
             pipe.xadd(keys.history(game, entry.bot), {name: str(value) for name, value in entry.to_dict().items()})
-        if book.applied:
-            pipe.sadd(keys.results_applied(game), *sorted(book.applied))
+        applied = sorted(book.applied & in_redis)
+        if applied:
+            pipe.sadd(keys.results_applied(game), *applied)

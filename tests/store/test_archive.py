@@ -23,12 +23,13 @@ from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store, keys
 from arena.store.archive import MEMBER_LINES, Archive, Archiver, ArchiveUnreadable, Location, day_file
 from arena.store.codec import text
+from arena.store.ratings import RatingStore, RatingStoreError
 from arena.store.work import MatchOrder, WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from arena.web.data import WebData
 from tests.cli.test_environment import arena
-from tests.server.conftest import start_arena
+from tests.server.conftest import ADMIN, bearer, start_arena
 from tests.store.test_replays import played
 
 NOW = 1_800_000_000_000
@@ -288,3 +289,116 @@ def test_every_compose_node_shares_one_archive_volume(repo_root: Path) -> None:
         mounts = [volume.split(":")[:2] for volume in node["volumes"]]
         assert any(source == "arena-archive" and archive_dir.is_relative_to(target) for source, target in mounts), name
     assert "arena-archive" in compose["volumes"]
+
+
+def rating_results(old: int, new: int) -> list[ResultRecord]:
+    """`old` results of matches finished 40 days before NOW, then `new` ones finished at NOW, four bots of six."""
+    names = ["ann", "bob", "cid", "dee", "eve", "fay"]
+    results = []
+    for number in range(old + new):
+        seats = tuple(names[(number + k) % 6] for k in (0, 1, 3))
+        ranks = ((1, 2, 3), (3, 1, 2), (2, 2, 1))[number % 3]
+        finished = (OLD if number < old else NOW) / 1000 + number
+        results.append(ResultRecord(f"r{number:03d}", seats, ranks, ranks, finished_at=finished))
+    return results
+
+
+async def board_of(ratings: RatingStore) -> list[tuple[str, float, float, int]]:
+    return [(row.bot, row.mu, row.sigma, row.games) for row in await ratings.leaderboard("friday13")]
+
+
+@pytest.mark.asyncio
+async def test_old_rating_results_move_to_the_archive_and_a_recompute_still_rates_from_all(
+    redis: Redis, tmp_path: Path
+) -> None:
+    archive = Archive(tmp_path)
+    ratings = RatingStore(redis, archive=archive)
+    results = rating_results(30, 10)
+    for result in results:
+        await ratings.apply("friday13", result)
+    before = await board_of(ratings)
+
+    moved = await Retention(redis, archive, RetentionConfig(days=30)).run_once(NOW)
+
+    assert moved is not None and moved.results == 30
+    assert await redis.llen(keys.results("friday13")) == 10
+    assert await redis.scard(keys.results_applied("friday13")) == 10
+    assert await ratings.results("friday13") == results
+    assert await ratings.is_applied("friday13", "r035") and not await ratings.is_applied("friday13", "r005")
+    book = await ratings.recompute("friday13")
+    assert len(book.applied) == 40
+    assert await board_of(ratings) == before
+    assert await redis.scard(keys.results_applied("friday13")) == 10  # archived ids are not added back
+    again = await Retention(redis, archive, RetentionConfig(days=30)).run_once(NOW)
+    assert again is not None and again.results == 0
+    assert len(archive.results("friday13", 30)) == 30
+
+    # A node without the archive refuses in one line rather than rate from the last 10 results only.
+    with pytest.raises(
+        RatingStoreError, match=r"^the oldest 30 results of friday13 are in the disk archive, .*--archive-dir$"
+    ):
+        await RatingStore(redis).recompute("friday13")
+    (tmp_path / "friday13" / "results.jsonl.gz").write_bytes(b"not gzip")
+    with pytest.raises(
+        RatingStoreError, match=r"^30 results of friday13 are archived in .*, which this node cannot read"
+    ):
+        await ratings.recompute("friday13")
+    assert await board_of(ratings) == before  # nothing rewritten
+
+
+@pytest.mark.asyncio
+async def test_a_results_move_cut_short_after_the_disk_write_is_cut_off_and_done_again(
+    redis: Redis, tmp_path: Path
+) -> None:
+    archive = Archive(tmp_path)
+    ratings = RatingStore(redis, archive=archive)
+    results = rating_results(12, 3)
+    for result in results:
+        await ratings.apply("friday13", result)
+    archiver = Archiver(redis, archive)
+    token = await archiver.lock()
+    assert token is not None
+
+    def dies() -> None:  # as a node killed after the fsync, before its Redis transaction
+        raise SystemExit("killed")
+
+    with pytest.raises(SystemExit):
+        await archiver.run(NOW - 30 * DAY_MS, token, after_write=dies, batch=5)
+    await archiver.unlock(token)
+    # The first 5 lines reached the disk, and Redis still holds all 15 results.
+    assert len(archive.results("friday13", 5)) == 5
+    assert await redis.llen(keys.results("friday13")) == 15
+    assert await ratings.results("friday13") == results  # the counter says 0 archived: the extra lines are not read
+
+    moved = await Retention(redis, archive, RetentionConfig(days=30)).run_once(NOW)
+
+    assert moved is not None and (moved.recovered, moved.results) == (1, 12)
+    assert await ratings.results("friday13") == results
+    with pytest.raises(ArchiveUnreadable, match="holds 12 results of friday13; Redis counts 13"):
+        archive.results("friday13", 13)  # each line once
+
+
+@pytest.mark.asyncio
+async def test_recompute_ratings_on_a_node_that_cannot_read_the_archived_results_fails_in_one_line(
+    redis_url: str, tmp_path: Path
+) -> None:
+    config = RetentionConfig(days=30, archive_dir=tmp_path / "shared", every=3600)
+    async with start_arena(redis_url, retention=config, data_dir=tmp_path / "data") as arena:
+        ratings = arena.server.ratings
+        assert ratings is not None
+        for result in rating_results(4, 2):
+            await ratings.apply("friday13", result)
+        store = arena.server.store
+        assert store.archive is not None
+        moved = await Retention(store.redis, store.archive, config).run_once(NOW)
+        assert moved is not None and moved.results == 4
+        metadata = bearer(ADMIN)
+        response = await arena.api.RecomputeRatings(api_pb.RecomputeRatingsRequest(game="friday13"), metadata=metadata)
+        assert response.results == 6
+        (tmp_path / "shared" / "friday13" / "results.jsonl.gz").unlink()
+        with pytest.raises(grpc.aio.AioRpcError) as failed:
+            await arena.api.RecomputeRatings(api_pb.RecomputeRatingsRequest(game="friday13"), metadata=metadata)
+        assert failed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        details = failed.value.details() or ""
+        assert "4 results of friday13 are archived in" in details and "\n" not in details
+        assert (await arena.api.GetLeaderboard(api_pb.GetLeaderboardRequest(game="friday13"))).rows  # serves on
