@@ -1,12 +1,15 @@
 """Redis memory per stored match: replay records as JSON text (before) and as stored now.
 
-    python benchmarks/store_footprint.py [--played 1000] [--stored 100000] [--bots 40] [--clock spread]
+    python benchmarks/store_footprint.py [--played 1000] [--stored 100000] [--bots 40] [--clock spread] [--rated]
 
 Plays `--played` real 4-player friday13 matches in this process (the engine's MatchRunner,
 heuristic and random bots, four seatings), then for each stored form starts a fresh embedded
 Redis (`open_redis`, the server's own, AOF on) and stores `--stored` matches through the store's
 own write path: `Store.match_started` then `Store.match_ended`, one MULTI/EXEC each, as a node
-does. Match k stores the replay of played match k mod `--played` under its own id, with four of
+does; with `--rated` each match's result is then applied to the ratings as a node does (rating
+hashes, leaderboard, history streams, the results list), so that their memory is counted too.
+With `--clock fast|spread` each record carries a clock (`with_clock`) as connected bots' matches
+do. Match k stores the replay of played match k mod `--played` under its own id, with four of
 `--bots` bot names as seats (so the per-bot indexes grow as on a real arena). Reports Redis's
 `used_memory` per stored match (its growth over the run divided by the matches), the stored
 replay's mean size, and the memory for all of them. "json" is the form stored before (the
@@ -42,9 +45,11 @@ from arena.bots import make_bot
 from arena.games import Termination, make_game
 from arena.match.runner import MatchRunner
 from arena.match.seats import BotSeat
+from arena.ratings import ResultRecord
 from arena.store import Store, embedded, replays
 from arena.store.archive import Archive, Archiver
 from arena.store.codec import compact_json
+from arena.store.ratings import RatingStore
 from arena.store.store import MatchRecord
 
 FORMS: dict[str, Callable[[Any], bytes]] = {
@@ -102,13 +107,20 @@ async def used_memory(redis: Any) -> int:
 
 
 async def store_all(
-    form: str, records: list[dict[str, Any]], stored: int, bots: list[str], archived: float = 0.0, reads: int = 0
+    form: str,
+    records: list[dict[str, Any]],
+    stored: int,
+    bots: list[str],
+    archived: float = 0.0,
+    reads: int = 0,
+    rated: bool = False,
 ) -> dict[str, float]:
     picker = random.Random(13)
     # The store's own write path, with this form of the replay.
     with tempfile.TemporaryDirectory() as data_dir, patch("arena.store.store.encode_replay", FORMS[form]):
         async with embedded.open_redis(None, Path(data_dir)) as redis:
             store = Store(redis)
+            ratings = RatingStore(redis)
             # Every connection the run uses is open before the first reading (each costs Redis ~20 KB).
             await asyncio.gather(*(redis.ping() for _ in range(BATCH)))
             await redis.set("arena:footprint:warm-up", 1)
@@ -126,6 +138,17 @@ async def store_all(
                 record.ended_ms = record.started_ms + 9_000
                 record.termination = Termination(played["termination"])
                 await store.match_ended(record, played)
+                if rated:
+                    # As a node rates each match it ends: ratings, leaderboard, history, the result.
+                    result = ResultRecord(
+                        record.match_id,
+                        tuple(record.seats),
+                        tuple(record.scores),
+                        tuple(record.ranks),
+                        record.termination,
+                        finished_at=record.ended_ms / 1000,
+                    )
+                    await ratings.apply("friday13", result)
 
             for first in range(0, stored, BATCH):
                 await asyncio.gather(*(one(number) for number in range(first, min(first + BATCH, stored))))
@@ -164,6 +187,8 @@ async def retain(
     seconds = time.perf_counter() - started
     await archiver.unlock(token)
     assert moved.archived == kept_from, moved
+    if moved.results:
+        print(f"  rating results archived with the matches: {moved.results:,}")
     used = await used_memory(store.redis)
     on_disk = sum(path.stat().st_size for path in root.rglob("*.jsonl.gz"))
     picker = random.Random(7)
@@ -197,19 +222,22 @@ def main() -> None:
     )
     parser.add_argument("--reads", type=int, default=500, help="timed reads of each kind after archiving (default 500)")
     parser.add_argument(
+        "--rated", action="store_true", help="rate every match as a node does (results, history, ratings)"
+    )
+    parser.add_argument(
         "--clock", choices=CLOCKS, default="none", help="the clock each record carries (see with_clock; default none)"
     )
     args = parser.parse_args()
     print(describe())
     started = time.perf_counter()
     records = [with_clock(record, args.clock, number) for number, record in enumerate(play(args.played))]
-    print(f"clock in each record: {args.clock}")
+    print(f"clock in each record: {args.clock}; rated: {args.rated}")
     print(f"played {len(records)} friday13 4-player matches in {time.perf_counter() - started:.1f} s")
     bots = [f"bot-{number:02d}" for number in range(args.bots)]
     print(f"{'form':<10} {'replay B':>9} {'Redis B/match':>14} {f'Redis MB for {args.stored:,}':>20} {'store s':>8}")
     for form in args.forms.split(","):
         share = args.archived if form == "now" else 0.0
-        got = asyncio.run(store_all(form, records, args.stored, bots, share, args.reads))
+        got = asyncio.run(store_all(form, records, args.stored, bots, share, args.reads, args.rated))
         print(
             f"{form:<10} {got['replay']:>9.0f} {got['per_match']:>14.0f} {got['total'] / 1e6:>20.1f} {got['s']:>8.1f}"
         )
