@@ -55,8 +55,8 @@ for i = 0, count - 1 do
   redis.call('HSET', KEYS[4 + 2 * i], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3], 'games', ARGV[arg + 4],
              'last_ms', ARGV[arg + 6])
   redis.call('ZADD', KEYS[3], ARGV[arg + 5], ARGV[arg])
-  redis.call('XADD', KEYS[5 + 2 * i], 'MAXLEN', ARGV[4], '*', 'match_id', ARGV[1], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3],
-             'games', ARGV[arg + 4], 'at', ARGV[arg + 7])
+  redis.call('XADD', KEYS[5 + 2 * i], 'MAXLEN', ARGV[4], '*', 'match_id', ARGV[1], 'mu', ARGV[arg + 2],
+             'sigma', ARGV[arg + 3], 'games', ARGV[arg + 4], 'at', ARGV[arg + 7])
 end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('RPUSH', KEYS[2], ARGV[2])
