@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.hosted import cgroups
+from arena.hosted import cgroups, spawn
 from arena.hosted.cgroups import CgroupError, Cgroups, Group, GroupLimits
 
 BOT_HOME = "/bot"
@@ -226,11 +226,7 @@ class Sandbox:
         """Start the bot `argv` whose files are in `package`; its stderr is a pipe for the caller to read."""
         argv, env = self.program(argv), self.environment(package, socket_path, token)
         if not self.confined:
-            process = await asyncio.create_subprocess_exec(
-                *argv, cwd=package, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            )  # fmt: skip
-            return Sandboxed(process, None, os.getuid())
+            return Sandboxed(await spawn.start(argv, package, env), None, os.getuid())
         uid = _free_uid()
         group = None
         if self.cgroups is not None:
@@ -238,11 +234,7 @@ class Sandbox:
             group = self.cgroups.create(GroupLimits(limits.memory_bytes + limits.disk_bytes, limits.cpu_cores,
                                                     limits.processes))  # fmt: skip
         try:
-            process = await asyncio.create_subprocess_exec(
-                *self.command(argv, package, socket_path, uid, group), cwd="/", env=env,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )  # fmt: skip
+            process = await spawn.start(self.command(argv, package, socket_path, uid, group), "/", env)
         except OSError:
             if group is not None:
                 await group.kill()
@@ -280,7 +272,7 @@ def _free_uid() -> int:
 class Sandboxed:
     """A started hosted process."""
 
-    process: asyncio.subprocess.Process
+    process: spawn.Process
     group: Group | None
     uid: int
 
