@@ -1,4 +1,5 @@
-"""The retention policy: finished matches older than `days` move from Redis to the disk archive.
+"""The retention policy: finished matches older than `days` move from Redis to the disk archive,
+with the rating results of those matches.
 
 Every node runs this task; the archive lock (`arena/store/archive.py`) lets one node at a time
 move matches, and the others' runs find it taken and wait for their next turn.
@@ -56,10 +57,11 @@ class Retention:
             moved = await self.archiver.run(cutoff, token)
         finally:
             await self.archiver.unlock(token)
-        if moved.archived or moved.recovered:
+        if moved.archived or moved.results or moved.recovered:
             log.info(
-                "archived %d matches older than %d days (%d files cut back after an earlier crash)",
+                "archived %d matches and %d rating results older than %d days (%d files cut back after an earlier crash)",
                 moved.archived,
+                moved.results,
                 self.config.days,
                 moved.recovered,
             )

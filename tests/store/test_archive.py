@@ -309,7 +309,7 @@ async def board_of(ratings: RatingStore) -> list[tuple[str, float, float, int]]:
 
 @pytest.mark.asyncio
 async def test_old_rating_results_move_to_the_archive_and_a_recompute_still_rates_from_all(
-    redis: Redis, tmp_path: Path
+    redis: Redis, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     archive = Archive(tmp_path)
     ratings = RatingStore(redis, archive=archive)
@@ -318,9 +318,11 @@ async def test_old_rating_results_move_to_the_archive_and_a_recompute_still_rate
         await ratings.apply("friday13", result)
     before = await board_of(ratings)
 
-    moved = await Retention(redis, archive, RetentionConfig(days=30)).run_once(NOW)
+    with caplog.at_level("INFO", logger="arena.node.retention"):
+        moved = await Retention(redis, archive, RetentionConfig(days=30)).run_once(NOW)
 
     assert moved is not None and moved.results == 30
+    assert "archived 0 matches and 30 rating results older than 30 days" in caplog.text
     assert await redis.llen(keys.results("friday13")) == 10
     assert await redis.scard(keys.results_applied("friday13")) == 10
     assert await ratings.results("friday13") == results
