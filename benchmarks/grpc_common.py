@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -13,7 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
+from redis.asyncio import Redis
 
+from arena.node.work import submit_match
+from arena.store import Store, keys
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 
@@ -136,3 +140,20 @@ def redis_server() -> Iterator[str]:
         finally:
             process.terminate()
             process.wait(timeout=10)
+
+
+async def play_work_matches(redis_url: str, bots: list[str], matches: int, prefix: str) -> float:
+    """Queue four-player friday13 matches of `bots` (seats rotated) on the work stream at once, wait
+    for every result; the seconds it took."""
+    client = Redis.from_url(redis_url)
+    store = Store(client)
+    try:
+        started = time.perf_counter()
+        for number in range(matches):
+            shift = number % len(bots)
+            await submit_match(store, "friday13", bots[shift:] + bots[:shift], match_id=f"{prefix}-{number}")
+        while await client.hlen(keys.WORK_RESULTS) < matches:
+            await asyncio.sleep(0.05)
+        return time.perf_counter() - started
+    finally:
+        await client.aclose()

@@ -26,17 +26,21 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from grpc_common import ADMIN, cpu_seconds, free_port, redis_server, register_bots, start_bot_processes, wait_connected
+from grpc_common import (
+    ADMIN,
+    cpu_seconds,
+    free_port,
+    play_work_matches,
+    redis_server,
+    register_bots,
+    start_bot_processes,
+    wait_connected,
+)
 from grpc_throughput import bare_grpc
 from machine import describe
-from redis.asyncio import Redis
-
-from arena.node.work import submit_match
-from arena.store import Store, keys
 
 BOTS = ["r0", "r1", "r2", "r3"]
 
@@ -84,23 +88,6 @@ def nodes(redis_url: str, count: int, slots: int, event_loop: str = "asyncio") -
             process.wait(timeout=30)
 
 
-async def play(redis_url: str, matches: int) -> float:
-    """Queue the matches, wait for every result; the seconds it took."""
-    client = Redis.from_url(redis_url)
-    store = Store(client)
-    try:
-        started = time.perf_counter()
-        for number in range(matches):
-            shift = number % len(BOTS)
-            seats = BOTS[shift:] + BOTS[:shift]
-            await submit_match(store, "friday13", seats, match_id=f"scale-{number}")
-        while await client.hlen(keys.WORK_RESULTS) < matches:
-            await asyncio.sleep(0.05)
-        return time.perf_counter() - started
-    finally:
-        await client.aclose()
-
-
 MOVES_PER_MATCH = 4 * 50
 
 
@@ -114,7 +101,7 @@ def run(node_count: int, matches: int, max_matches: int, event_loop: str) -> tup
             for address in addresses:
                 wait_connected(address, BOTS)
             cpu = sum(cpu_seconds(pid) for _, pid in served)
-            seconds = asyncio.run(play(url, matches))
+            seconds = asyncio.run(play_work_matches(url, BOTS, matches, "scale"))
             cpu = sum(cpu_seconds(pid) for _, pid in served) - cpu
             return seconds, cpu / (matches * MOVES_PER_MATCH)
         finally:

@@ -30,12 +30,19 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 import redis as redis_sync
-from grpc_common import ADMIN, cpu_seconds, free_port, redis_server, register_bots, start_bot_processes
+from grpc_common import (
+    ADMIN,
+    cpu_seconds,
+    free_port,
+    play_work_matches,
+    redis_server,
+    register_bots,
+    start_bot_processes,
+)
 from machine import describe
 from redis.asyncio import Redis
 
-from arena.node.work import submit_match
-from arena.store import Store, keys
+from arena.store import keys
 
 BOTS = ["r0", "r1", "r2", "r3"]
 PROCESSES_PER_BOT = 2
@@ -89,22 +96,6 @@ async def wait_sessions(redis_url: str, sessions: int, timeout: float = 60.0) ->
         await client.aclose()
 
 
-async def play(redis_url: str, matches: int, prefix: str) -> float:
-    """Queue the matches at once, wait for every result; the seconds it took."""
-    client = Redis.from_url(redis_url)
-    store = Store(client)
-    try:
-        started = time.perf_counter()
-        for number in range(matches):
-            shift = number % len(BOTS)
-            await submit_match(store, "friday13", BOTS[shift:] + BOTS[:shift], match_id=f"{prefix}-{number}")
-        while await client.hlen(keys.WORK_RESULTS) < matches:
-            await asyncio.sleep(0.05)
-        return time.perf_counter() - started
-    finally:
-        await client.aclose()
-
-
 def run(workers: int, matches: int, concurrent: int) -> Run:
     with redis_server() as url, server(url, workers, concurrent // workers) as (address, pids):
         tokens = register_bots(address, BOTS)
@@ -114,12 +105,12 @@ def run(workers: int, matches: int, concurrent: int) -> Run:
         ]
         try:
             asyncio.run(wait_sessions(url, PROCESSES_PER_BOT))
-            asyncio.run(play(url, 8, "warm-up"))
+            asyncio.run(play_work_matches(url, BOTS, 8, "warm-up"))
             client = redis_sync.Redis.from_url(url)
             client.delete(keys.WORK_RESULTS)
             client.close()
             cpu = sum(map(cpu_seconds, pids))
-            seconds = asyncio.run(play(url, matches, "run"))
+            seconds = asyncio.run(play_work_matches(url, BOTS, matches, "run"))
             cpu = sum(map(cpu_seconds, pids)) - cpu
         finally:
             for bot in bots:
