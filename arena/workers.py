@@ -355,32 +355,30 @@ class Supervisor:
             if event is None:
                 return False
             worker, message = event
-            if message[0] == "ready":
-                self._ready(worker, message)
-            elif message[0] == "failed":
-                worker.failure = message[1]
-            else:
-                worker.exited = True
+            if self._take(worker, message):
                 raise SupervisorError(worker.failure or f"worker {worker.index} {_exit_text(worker.process.exitcode)}")
         return True
 
-    def _ready(self, worker: Worker, message: tuple[Any, ...]) -> None:
-        worker.ready, worker.failed_starts = True, 0
-        if message[2]:
-            self.web_url = message[2]
-        if worker.restarts:
-            log.warning("worker %d (%s, pid %s) serves again", worker.index, worker.name, worker.process.pid)
+    def _take(self, worker: Worker, message: tuple[Any, ...]) -> bool:
+        """Note what a worker said ("ready", "failed") or that it exited; True for the exit."""
+        if message[0] == "ready":
+            worker.ready, worker.failed_starts = True, 0
+            if message[2]:
+                self.web_url = message[2]
+            if worker.restarts:
+                log.warning("worker %d (%s, pid %s) serves again", worker.index, worker.name, worker.process.pid)
+        elif message[0] == "failed":
+            worker.failure = message[1]
+        else:
+            worker.exited = True
+            return True
+        return False
 
     async def keep(self, stop: asyncio.Event) -> None:
         """Restart the workers that die, until `stop`; raises SupervisorError when one keeps dying at start."""
         while (event := await self._next(stop)) is not None:
             worker, message = event
-            if message[0] == "ready":
-                self._ready(worker, message)
-            elif message[0] == "failed":
-                worker.failure = message[1]
-            else:
-                worker.exited = True
+            if self._take(worker, message):
                 self._died(worker)
 
     def _died(self, worker: Worker) -> None:
