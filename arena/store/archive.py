@@ -332,10 +332,13 @@ class Archiver:
         while True:
             head = texts(await self.redis.lrange(keys.results(game), 0, batch - 1))
             due: list[str] = []
+            ids: list[str] = []
             for line in head:
-                if float(json.loads(line).get("finished_at", 0.0)) * 1000 >= cutoff_ms:
+                result = json.loads(line)
+                if float(result.get("finished_at", 0.0)) * 1000 >= cutoff_ms:
                     break
                 due.append(line)
+                ids.append(result["match_id"])
             if not due:
                 return moved
             file = results_file(game)
@@ -351,7 +354,7 @@ class Archiver:
                     raise redis.exceptions.LockError("the archive lock was lost; another node archives now")
                 commit.multi()  # type: ignore[no-untyped-call]
                 commit.ltrim(keys.results(game), len(due), -1)
-                commit.srem(keys.results_applied(game), *(json.loads(line)["match_id"] for line in due))
+                commit.srem(keys.results_applied(game), *ids)
                 commit.incrby(keys.results_archived(game), len(due))
                 commit.delete(keys.ARCHIVE_PENDING)
                 await commit.execute()

@@ -143,7 +143,7 @@ def _clock_columns(clock: dict[str, Any], seats: list[int]) -> bytes:
             thinks += b"\0"
             continue
         think, bank = entry
-        if not isinstance(think, int) or not isinstance(bank, int) or isinstance(think, bool) or isinstance(bank, bool):
+        if type(think) is not int or type(bank) is not int:  # bools and floats would not read back the same
             raise TypeError("clock entries are whole milliseconds")
         _leb128(thinks, think + 1)
         _leb128(residuals, _zigzag(bank - max(0, banks[seat] - max(0, think - per_move))))
