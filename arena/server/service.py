@@ -37,7 +37,7 @@ from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import CorruptReplay, MatchRecord, NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
 from arena.store.ratings import RatingStore, RatingStoreError
-from arena.store.store import NAME_PATTERN, BotKind, BotRecord
+from arena.store.store import NAME_PATTERN, BotKind, BotRecord, NotYours
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -224,9 +224,29 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             )
         async with _store_errors(context):
             bot, token = await self.store.register_bot(
-                owner.name, request.name, list(request.games), request.language, request.description
+                owner.name,
+                request.name,
+                list(request.games),
+                request.language,
+                request.description,
+                accepts_invitations=request.accepts_invitations,
             )
         return api_pb.RegisterBotResponse(bot=self._bot_info(bot), token=token)
+
+    async def UpdateBot(
+        self, request: api_pb.UpdateBotRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.UpdateBotResponse:
+        owner = await require(
+            self.store, context, "owner", why="a bot's settings are its owner's to change: use its owner's token"
+        )
+        accepts = request.accepts_invitations if request.HasField("accepts_invitations") else None
+        try:
+            bot = await self.store.update_bot(owner.name, request.name, accepts_invitations=accepts)
+        except NotYours as error:
+            await abort(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
+        except NotFound as error:
+            await abort(context, grpc.StatusCode.NOT_FOUND, str(error))
+        return api_pb.UpdateBotResponse(bot=self._bot_info(bot))
 
     async def RotateBotToken(
         self, request: api_pb.RotateBotTokenRequest, context: grpc.aio.ServicerContext
@@ -406,6 +426,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             description=bot.description,
             created_ms=bot.created_ms,
             connected=bot.name in self.sessions.connected(),
+            accepts_invitations=bot.accepts_invitations,
         )
 
 

@@ -50,6 +50,10 @@ class NotFound(StoreError):
     pass
 
 
+class NotYours(StoreError):
+    """A change to something that belongs to another owner."""
+
+
 @dataclass(frozen=True)
 class Principal:
     """Who presented a valid token."""
@@ -76,6 +80,8 @@ class BotRecord:
     games: tuple[str, ...]
     description: str
     created_ms: int
+    accepts_invitations: bool = False
+    """Whether other owners may enter it into their tournaments and challenges (its owner opted in)."""
 
 
 @dataclass
@@ -138,8 +144,18 @@ if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 redis.call('HSET', KEYS[2], 'name', ARGV[1], 'owner', ARGV[2], 'kind', ARGV[3], 'language', ARGV[4],
-           'games', ARGV[5], 'description', ARGV[6], 'created_ms', ARGV[7], 'token_hash', ARGV[8])
+           'games', ARGV[5], 'description', ARGV[6], 'created_ms', ARGV[7], 'token_hash', ARGV[8],
+           'accepts_invitations', ARGV[9])
 redis.call('SET', KEYS[4], 'bot:' .. ARGV[1])
+return 1
+"""
+
+_UPDATE_BOT = """
+-- KEYS: the bot's hash. ARGV: its owner, then field/value pairs. Returns 0 (no such bot), 1, or 2 (another owner's).
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return 0 end
+if owner ~= ARGV[1] then return 2 end
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1
 """
 
@@ -164,6 +180,7 @@ class Store:
         self._create_owner = redis.register_script(_CREATE_OWNER)
         self._register_bot = redis.register_script(_REGISTER_BOT)
         self._rotate_token = redis.register_script(_ROTATE_TOKEN)
+        self._update_bot = redis.register_script(_UPDATE_BOT)
         self._tournament_index_checked = False
         """Whether this node saw the per-tournament match index complete (`_index_tournament_matches`)."""
 
@@ -219,16 +236,34 @@ class Store:
         return made
 
     async def register_bot(
-        self, owner: str, name: str, games: Sequence[str], language: str = "", description: str = ""
+        self,
+        owner: str,
+        name: str,
+        games: Sequence[str],
+        language: str = "",
+        description: str = "",
+        accepts_invitations: bool = False,
     ) -> tuple[BotRecord, str]:
         """Register bot `name` for `owner`; returns it and its token (shown once)."""
         check_name(name, "bot")
-        record = BotRecord(name, owner, BotKind.REMOTE, language, tuple(games), description, now_ms())
+        record = BotRecord(
+            name, owner, BotKind.REMOTE, language, tuple(games), description, now_ms(), accepts_invitations
+        )
         made = new_token("bot")
         digest = token_hash(made)
         created = await self._register_bot(
             keys=[keys.BOTS, keys.bot(name), keys.owner_bots(owner), keys.token(digest)],
-            args=[name, owner, record.kind, language, ",".join(games), description, record.created_ms, digest],
+            args=[
+                name,
+                owner,
+                record.kind,
+                language,
+                ",".join(games),
+                description,
+                record.created_ms,
+                digest,
+                int(accepts_invitations),
+            ],
         )
         if not created:
             raise NameTaken(f"a bot named {name!r} exists already; choose another name")
@@ -249,6 +284,22 @@ class Store:
             if done:
                 return made
         raise StoreError(f"the token of bot {name!r} is being changed by someone else; try again")
+
+    async def update_bot(self, owner: str, name: str, *, accepts_invitations: bool | None = None) -> BotRecord:
+        """Change the settings given (None: unchanged) of `owner`'s bot `name`, in one step; returns the bot.
+
+        NotFound for no such bot, NotYours for another owner's."""
+        changes: list[str | int] = []
+        if accepts_invitations is not None:
+            changes += ["accepts_invitations", int(accepts_invitations)]
+        done = await self._update_bot(keys=[keys.bot(name)], args=[owner, *changes])
+        if done == 0:
+            raise NotFound(f"no bot named {name!r}")
+        if done == 2:
+            raise NotYours(f"bot {name!r} belongs to another owner; only its owner changes its settings")
+        found = await self.get_bot(name)
+        assert found is not None, "bots are never deleted"
+        return found
 
     async def get_bot(self, name: str) -> BotRecord | None:
         data = await self.redis.hgetall(keys.bot(name))
@@ -396,4 +447,5 @@ def _bot_record(data: Mapping[bytes | str, bytes | str]) -> BotRecord:
         games=games,
         description=fields.get("description", ""),
         created_ms=int(fields.get("created_ms", "0")),
+        accepts_invitations=fields.get("accepts_invitations", "0") == "1",
     )
