@@ -111,3 +111,12 @@ def worker_gone(pid: int) -> None:
     """Drop a dead worker's live gauges (its sessions and running matches are gone with it)."""
     if multiprocess_dir() is not None:
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+TOURNAMENT_REFUSALS = Counter(
+    "arena_tournament_refusals",
+    "Tournaments refused at creation for a fair-share or consent rule, by reason: pending (the owner's "
+    "pending tournament matches would pass the limit), invitation (another owner's bot that accepts no "
+    "invitations), seed (an owner chose the seed).",
+    ["reason"],
+)

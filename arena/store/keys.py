@@ -8,7 +8,8 @@
 | arena:owner:{name}:bots          | set    | the owner's bot names                                |
 | arena:bots                       | set    | bot names                                            |
 | arena:bot:{name}                 | hash   | name, owner, kind, language, games, description,     |
-|                                  |        | created_ms, token_hash                               |
+|                                  |        | created_ms, token_hash, accepts_invitations (1: its  |
+|                                  |        | owner lets other owners enter it in tournaments)     |
 | arena:token:{sha256}             | string | "owner:{name}" or "bot:{name}": whose token it is    |
 | arena:match:seq                  | string | counter for match ids                                |
 | arena:match:{id}                 | hash   | summary (JSON), replay (arena-replay/1, at end;      |
@@ -52,8 +53,12 @@
 | arena:match:{id}:events          | stream | the seed, then the actions as applied (a: ids,       |
 |                                  |        | comma-separated, in order)                           |
 | arena:tournaments                | zset   | tournament names by creation time (ms)               |
-| arena:tournament:{name}          | hash   | spec (JSON), created_by, created_ms, rounds_planned, |
-|                                  |        | finished_ms, cancelled_ms, cancelled_by              |
+| arena:tournament:{name}          | hash   | spec (JSON, with the secret seed), created_by,       |
+|                                  |        | created_ms, rounds_planned, finished_ms,             |
+|                                  |        | cancelled_ms, cancelled_by, account ("admin" or      |
+|                                  |        | "owner:{name}"), fed (matches put on the stream)     |
+| arena:tournaments:open:{account} | zset   | the account's tournaments not ended, by creation     |
+|                                  |        | time: whose matches count in its window and limit    |
 | arena:tournament:{name}:results  | hash   | match id -> result (JSON) of the tournament, every   |
 |                                  |        | attempt (re-runs are NAME-n-try2, ...)               |
 | arena:tournament:{name}:aborts   | hash   | aborted match id -> {reason, rerun} (JSON): why, and |
@@ -204,6 +209,11 @@ def match_events(match_id: str) -> str:
 
 def tournament(name: str) -> str:
     return f"{PREFIX}tournament:{name}"
+
+
+def tournaments_open(account: str) -> str:
+    """The open tournaments of an account (`arena.store.tournaments.owner_account`, or "admin")."""
+    return f"{PREFIX}tournaments:open:{account}"
 
 
 def tournament_results(name: str) -> str:
