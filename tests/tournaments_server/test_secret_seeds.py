@@ -263,6 +263,18 @@ async def test_only_the_admin_chooses_a_seed(redis_url: str) -> None:
             "only the admin may choose a tournament's seed (whoever knows it knows every hand): leave --seed out"
         )
         assert await TournamentStore(arena.server.store.redis).get("chosen") is None
+        env = {**os.environ, "ARENA_SERVER": arena.address, "ARENA_TOKEN": owner}
+        command = await asyncio.create_subprocess_exec(
+            sys.executable,
+            *("-m", "arena.cli", "tournament", "create", "chosen", "--game", "friday13", "--seed", "s1"),
+            *("--entrants", ",".join(ENTRANTS), "--table-size", "3"),
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(command.communicate(), 60)
+        assert (command.returncode, out) == (2, b"")
+        assert err.decode() == f"arena: error: {refused.value.details()}\n"
         await arena.api.CreateTournament(
             api_pb.CreateTournamentRequest(spec=spec("chosen", seed="s1")), metadata=bearer(ADMIN)
         )
