@@ -80,6 +80,13 @@ async def test_an_owner_may_have_a_limited_number_of_tournament_matches_pending(
         # What a cancel leaves running no longer counts.
         await arena.api.CancelTournament(api_pb.CancelTournamentRequest(name="big"), metadata=bearer(hog))
         await create(arena, hog, spec("second", GHOSTLY, 600))
+        # Two creates at once cannot both pass the limit.
+        both = [create(arena, hog, spec(name, GHOSTLY, 1_000)) for name in ("left", "right")]
+        outcomes = await asyncio.gather(*both, return_exceptions=True)
+        made = [outcome is None for outcome in outcomes]
+        assert sorted(made) == [False, True], outcomes
+        (failed,) = [outcome for outcome in outcomes if outcome is not None]
+        assert isinstance(failed, grpc.aio.AioRpcError) and failed.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 async def test_a_huge_tournament_delays_neither_another_owners_match_nor_its_own_cancel(redis_url: str) -> None:
