@@ -36,7 +36,7 @@ from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, node_name
 from arena.ratings import ResultRecord
 from arena.server.service import ArenaServicer, BotServicer
-from arena.store import Store, open_redis
+from arena.store import Store, open_redis, sentinel
 from arena.store.archive import Archive
 from arena.store.embedded import CONNECTIONS, blocking_client, redacted
 from arena.store.ladder import LadderStore
@@ -125,7 +125,7 @@ def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
 async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningServer]:
     """Start the arena on `redis`; stop it (matches aborted, sessions closed) on exit."""
     archive = Archive(config.retention.directory(config.data_dir))
-    store = Store(redis, blocking_client(redis), archive)
+    store = Store(redis, blocking_client(redis), archive, sentinel.durability(config.redis_url))
     # Workers leave this to their supervisor: a restarted one would abort the others' running matches.
     new_admin_token = None if config.supervised else await take_over(store, config.admin_token)
     sessions = SessionRegistry(config.limits)

@@ -46,7 +46,11 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="Where the embedded Redis keeps its data (without --redis-url).",
 )
 @click.option(
-    "--redis-url", help="Use this Redis (6.2 or newer), e.g. redis://localhost:6379/0, instead of the embedded one."
+    "--redis-url",
+    help=(
+        "Use this Redis (6.2 or newer) instead of the embedded one, e.g. redis://localhost:6379/0, or a master "
+        "found through Sentinel: redis+sentinel://HOST:26379,HOST:26380/mymaster/0 (see docs/OPERATIONS.md)."
+    ),
 )
 @click.option(
     "--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM certificate chain for TLS."
@@ -189,7 +193,7 @@ def serve(
     from arena.node.retention import RetentionConfig
     from arena.node.sessions import Limits
     from arena.node.work import WorkConfig
-    from arena.store import RedisUnavailable
+    from arena.store import RedisUnavailable, sentinel
     from arena.store.embedded import CONNECTIONS, redacted
     from arena.web import WebUnavailable
     from arena.workers import SupervisorError, check_port, supervise
@@ -198,8 +202,15 @@ def serve(
         raise click.UsageError("--event-loop uvloop: uvloop is not installed here (pip install uvloop)")
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give both --tls-cert and --tls-key, or neither")
-    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise click.UsageError(f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss:// or unix://")
+    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://", "redis+sentinel://")):
+        raise click.UsageError(
+            f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss://, unix:// or redis+sentinel://"
+        )
+    if redis_url and sentinel.is_sentinel(redis_url):
+        try:
+            sentinel.parse(redis_url)
+        except sentinel.SentinelUrlError as error:
+            raise click.UsageError(f"--redis-url: {error}") from None
     try:
         ladder = LadderConfig(sizes=parse_sizes(ladder_sizes))
         config = config_from_env(

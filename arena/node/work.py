@@ -30,6 +30,7 @@ from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store
 from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
+from arena.store.sentinel import replicated
 from arena.store.store import now_ms
 from arena.store.tournaments import TournamentStore
 from arena.store.work import Delivery, MatchOrder, WorkQueue, new_seed
@@ -466,6 +467,9 @@ class WorkHost:
         # Acknowledged only after the hooks: a node that dies in between leaves the order to a
         # living node, which finds the result stored and runs the (idempotent) hooks again.
         await self._after(order, result)
+        # And only once the replicas hold the result and its rating (a Sentinel URL's `replicas`): a failover
+        # that lost them leaves the order pending on the promoted replica, to be played to its end again.
+        await patiently(lambda: replicated(self.store.redis, self.store.durability), what)
         await patiently(lambda: self.queue.ack(delivery), what)
 
     async def _after(self, order: MatchOrder, result: ResultRecord) -> None:

@@ -75,6 +75,8 @@
 |                                  |        | ending, stderr tail), newest first, capped           |
 | arena:hosted-token:{sha256}      | string | "{bot}:{launch}": a token minted for one hosted      |
 |                                  |        | process (PX expiry; deleted when it is stopped)      |
+| arena:replication:mark           | string | written before each WAIT that confirms a result on   |
+|                                  |        | the replicas (store/sentinel.py)                     |
 """
 
 from __future__ import annotations
@@ -191,6 +193,7 @@ def ladder_node(node: str) -> str:
 
 # -- the work stream and tournaments (arena/store/work.py, arena/store/tournaments.py) ------------
 
+REPLICATION_MARK = f"{PREFIX}replication:mark"
 WORK = f"{PREFIX}work"
 WORK_GROUP = "arena-nodes"
 """The consumer group of the work stream; each node reads under its own consumer name."""
