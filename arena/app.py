@@ -21,9 +21,10 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis.asyncio import Redis
 
-from arena import metrics
+from arena import logs, metrics
 from arena.games import game_names
 from arena.hosted.sandbox import detect
+from arena.logs import LogFormat
 from arena.match import Clock
 from arena.node import telemetry
 from arena.node.hosted import HostedConfig, HostedManager
@@ -33,8 +34,9 @@ from arena.node.retention import Retention, RetentionConfig
 from arena.node.sessions import Limits, SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.node.tournaments import TournamentProgress
-from arena.node.work import WorkConfig, WorkHost, node_name
+from arena.node.work import WorkConfig, WorkHost, new_incarnation, node_name
 from arena.ratings import ResultRecord
+from arena.server.health import StoreHealth
 from arena.server.service import ArenaServicer, BotServicer
 from arena.store import Store, open_redis, sentinel
 from arena.store.archive import Archive
@@ -94,6 +96,8 @@ class ServerConfig:
     `--workers N` the supervisor serves it, adding up its workers' values."""
     event_loop: str = "asyncio"
     """The node's event loop: "asyncio", or "uvloop" (6-9% less CPU a move, README "Speed")."""
+    log_format: LogFormat = LogFormat.TEXT
+    """How the node writes its log lines to stderr: for people, or one JSON object a line (arena/logs.py)."""
 
 
 @dataclass
@@ -171,8 +175,9 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     await server.start()
     Path(socket_path).chmod(0o666)
     hosted.start()
-    for name in ("", *SERVICE_NAMES):
-        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    store_health = StoreHealth(health, redis, ("", *SERVICE_NAMES))
+    await store_health.set(True)
+    health_task = asyncio.create_task(store_health.run(), name="health")
     work = WorkHost(store, host, config.work)
     work.result_hooks.append(TournamentProgress(store))
     work.result_hooks.append(telemetry.work_match_ended)
@@ -210,7 +215,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             await web.stop()
         await health.enter_graceful_shutdown()
         await ladder.stop(ladder_task)
-        await cancel_and_wait([retention_task, sampler_task], "retention and metrics")
+        await cancel_and_wait([retention_task, sampler_task, health_task], "retention, metrics and health")
         await work.stop()
         await host.shutdown()
         await hosted.stop()
@@ -219,6 +224,13 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await server.stop(grace=1.0)
         shutil.rmtree(socket_dir, ignore_errors=True)
         await store.blocking.aclose()
+
+
+def incarnate(config: ServerConfig) -> ServerConfig:
+    """`config` for this process start: the node's name (given, or the host's name and process id) and a new
+    incarnation, so that nothing a node wrote before a restart under the same name passes for its own."""
+    work = dataclasses.replace(config.work, node=config.work.node or node_name(), incarnation=new_incarnation())
+    return dataclasses.replace(config, work=work)
 
 
 async def take_over(store: Store, admin_token: str | None) -> str | None:
@@ -239,6 +251,8 @@ async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:
 
 async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:
     """Run until SIGINT or SIGTERM: the body of `arena serve`."""
+    config = incarnate(config)
+    logs.configure(config.log_format, config.work.node, config.work.incarnation)
     async with (
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,

@@ -14,6 +14,7 @@ import click
 
 from arena.cli.options import EnvOption
 from arena.cli.output import console, print_tournament
+from arena.logs import LogFormat
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 
@@ -111,6 +112,16 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="This node's name in the work stream (env ARENA_NODE; default: host name and process id).",
 )
 @click.option(
+    "--log-format",
+    type=click.Choice([f.value for f in LogFormat]),
+    default=LogFormat.TEXT.value,
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_LOG_FORMAT",
+    help="Log lines on stderr for people, or one JSON object a line with time, level, node, incarnation and "
+    "match (env ARENA_LOG_FORMAT).",
+)
+@click.option(
     "--redis-connections",
     type=click.IntRange(min=8),
     cls=EnvOption,
@@ -170,6 +181,7 @@ def serve(
     match_slots: int,
     claim_idle_ms: int,
     node_name: str,
+    log_format: str,
     redis_connections: int | None,
     workers: int | None,
 ) -> None:
@@ -232,6 +244,7 @@ def serve(
                 retention=RetentionConfig(days=retain_days, archive_dir=archive_dir),
                 metrics_port=metrics_port,
                 event_loop=event_loop,
+                log_format=LogFormat(log_format),
             )
         )
     except (LadderError, ConfigError) as error:

@@ -14,11 +14,13 @@ import asyncio
 import dataclasses
 import logging
 import os
+import secrets
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena import logs
 from arena.games import GameError, make_game
 from arena.games.base import Action, State, Termination
 from arena.match import Clock
@@ -57,7 +59,9 @@ class WorkConfig:
     flush_interval: float = 0.1
     """Seconds between writes of buffered events."""
     node: str = ""
-    """This node's consumer name in the group; by default the host name and process id."""
+    """This node's name (`--node-name`); by default the host name and process id."""
+    incarnation: str = ""
+    """This process start's random id beside the name (`new_incarnation`); made by the work host if empty."""
 
 
 async def submit_match(
@@ -94,6 +98,11 @@ async def submit_match(
     )
     await WorkQueue(store.redis).submit([order])
     return order
+
+
+def new_incarnation() -> str:
+    """A random id for one start of a node's process: a node restarted under its name is a new incarnation."""
+    return secrets.token_hex(3)
 
 
 def node_name() -> str:
@@ -290,6 +299,7 @@ class WorkHost:
 
     async def _handle(self, delivery: Delivery) -> None:
         order = delivery.order
+        logs.MATCH.set(order.match_id)  # this task's log lines name the match
         try:
             stored, _ = await patiently(lambda: self.queue.result(order.match_id), f"match {order.match_id}")
             if stored is not None:
