@@ -48,9 +48,11 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--redis-url",
+    cls=EnvOption,
+    envvar="ARENA_REDIS_URL",
     help=(
         "Use this Redis (6.2 or newer) instead of the embedded one, e.g. redis://localhost:6379/0, or a master "
-        "found through Sentinel: redis+sentinel://HOST:26379,HOST:26380/mymaster/0 (see docs/OPERATIONS.md)."
+        "found through Sentinel: redis+sentinel://HOST:26379,HOST:26380/mymaster/0 (env ARENA_REDIS_URL)."
     ),
 )
 @click.option(
