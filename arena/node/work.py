@@ -35,7 +35,7 @@ from arena.store.ratings import RatingStore
 from arena.store.sentinel import replicated
 from arena.store.store import now_ms
 from arena.store.tournaments import TournamentStore
-from arena.store.work import Delivery, MatchOrder, WorkQueue, new_seed
+from arena.store.work import Delivery, EventBatch, LostOrder, MatchOrder, WorkQueue, new_seed
 
 log = logging.getLogger(__name__)
 
@@ -105,31 +105,41 @@ def new_incarnation() -> str:
     return secrets.token_hex(3)
 
 
+def incarnation_id(node: str, incarnation: str) -> str:
+    """How the work stream, presence and relay name one incarnation of a node: `NAME#INCARNATION`."""
+    return f"{node}#{incarnation}"
+
+
 def node_name() -> str:
     """The default consumer name: unique per process, and telling which host and process it is."""
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
 class EventWriter:
-    """Buffers applied actions and writes them to the event streams in one pipeline per interval.
+    """Buffers applied actions and writes them to the event streams in one round trip per interval.
 
     A write that fails (Redis away) keeps its actions, in order, for the next one: no move is ever
-    dropped from a stream that a resuming node replays.
+    dropped from a stream that a resuming node replays. A match whose order this node no longer
+    holds gets nothing written, and `on_lost` is told (the work host stops it).
     """
 
-    def __init__(self, queue: WorkQueue, interval: float) -> None:
+    def __init__(self, queue: WorkQueue, interval: float, on_lost: Callable[[str], None] | None = None) -> None:
         self.queue = queue
         self.interval = interval
+        self.on_lost = on_lost
         self.buffer: dict[str, list[int]] = {}
         self.written: dict[str, int] = {}
         """Actions of each match known to be in its stream."""
+        self.deliveries: dict[str, Delivery] = {}
+        """The delivery under which each match's events are written (its fencing token)."""
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._stopping = False
 
-    def begin(self, match_id: str, stored: int) -> None:
+    def begin(self, delivery: Delivery, stored: int) -> None:
         """A match starts here with `stored` actions in its stream already (a resumed one)."""
-        self.written[match_id] = stored
+        self.written[delivery.order.match_id] = stored
+        self.deliveries[delivery.order.match_id] = delivery
 
     def add(self, match_id: str, action: Action) -> None:
         self.buffer.setdefault(match_id, []).append(action)
@@ -139,21 +149,36 @@ class EventWriter:
         """The match is stored (or left to a resuming node, which replays what its stream holds)."""
         self.written.pop(match_id, None)
         self.buffer.pop(match_id, None)
+        self.deliveries.pop(match_id, None)
 
     async def flush(self) -> None:
         async with self._lock:  # one write at a time: each batch's offsets follow the one before
-            if not self.buffer:
+            pending = {match_id: actions for match_id, actions in self.buffer.items() if match_id in self.deliveries}
+            if not pending:
                 return
-            batch, self.buffer = self.buffer, {}
-            at = {match_id: self.written.get(match_id, 0) for match_id in batch}
+            self.buffer = {}
+            batches = {
+                match_id: EventBatch(
+                    self.deliveries[match_id].entry_id,
+                    self.deliveries[match_id].token,
+                    self.written.get(match_id, 0),
+                    actions,
+                )
+                for match_id, actions in pending.items()
+            }
             try:
-                await self.queue.append_events(batch, at)
+                lost = await self.queue.append_events(batches)
             except BaseException:
-                for match_id, actions in batch.items():
+                for match_id, actions in pending.items():
                     self.buffer[match_id] = actions + self.buffer.get(match_id, [])
                 raise
-            for match_id, actions in batch.items():
-                self.written[match_id] = at[match_id] + len(actions)
+            for match_id, batch in batches.items():
+                if match_id in lost:
+                    self.end(match_id)
+                    if self.on_lost is not None:
+                        self.on_lost(match_id)
+                else:
+                    self.written[match_id] = batch.at + len(batch.actions)
 
     def stop(self) -> None:
         """End `run` after its current write (a flag: see WorkHost.stop)."""
@@ -178,8 +203,11 @@ class WorkHost:
         self.store = store
         self.host = host
         self.config = config or WorkConfig()
-        self.queue = WorkQueue(store.redis, self.config.node or node_name())
-        self.events = EventWriter(self.queue, self.config.flush_interval)
+        self.incarnation = self.config.incarnation or new_incarnation()
+        # The consumer names the incarnation, not only the node: a node restarted under its name neither
+        # holds nor honours what its predecessor left (its pending orders are claimed as a dead node's).
+        self.queue = WorkQueue(store.redis, incarnation_id(self.config.node or node_name(), self.incarnation))
+        self.events = EventWriter(self.queue, self.config.flush_interval, self._lost)
         self.relay = Relay(store.redis, host.sessions, self.queue.consumer)
         host.node = self.queue.consumer
         self.result_hooks: list[ResultHook] = []
@@ -291,6 +319,13 @@ class WorkHost:
         self.running[delivery.entry_id] = (delivery, task)
         task.add_done_callback(lambda _: self._done(delivery.entry_id))
 
+    def _lost(self, match_id: str) -> None:
+        """This node no longer holds the order of `match_id` (its events were refused): stop the match here."""
+        for delivery, task in self.running.values():
+            if delivery.order.match_id == match_id:
+                log.warning("match %s was taken over by another node; stopping here", match_id)
+                task.cancel()
+
     def _done(self, entry_id: str) -> None:
         self.running.pop(entry_id, None)
         self._room.set()
@@ -309,6 +344,8 @@ class WorkHost:
             await self._play(delivery)
         except asyncio.CancelledError:
             raise
+        except LostOrder as lost:
+            log.warning("%s: another node plays it to its end; stopping here", lost)
         except UNREACHABLE as error:
             # Nothing can be stored now: the order stays pending, and a node resumes it once Redis is back.
             log.error(
@@ -356,14 +393,15 @@ class WorkHost:
         live.runner.on_move = on_move
         final = dataclasses.replace(record)
         replay: dict[str, Any] | None = None
-        writer.begin(order.match_id, len(events.actions))
+        writer.begin(delivery, len(events.actions))
         try:
-            await patiently(lambda: self.queue.started(record, seed.hex(), fresh), f"match {order.match_id}")
+            await patiently(lambda: self.queue.started(delivery, record, seed.hex(), fresh), f"match {order.match_id}")
             result = await live.runner.run(replayed=events.actions)
             final.scores, final.ranks, final.termination = list(result.scores), list(result.ranks), result.termination
             replay = result.record
             outcome = ResultRecord.from_match(result, now_ms() / 1000)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, LostOrder):
+            writer.end(order.match_id)
             self._release(live)
             self.host.live.pop(order.match_id, None)
             raise
@@ -473,7 +511,7 @@ class WorkHost:
             if result.termination != Termination.ABORTED:
                 record.scores, record.ranks = list(result.scores), list(result.ranks)
         what = f"match {order.match_id}"
-        await patiently(lambda: self.queue.store_result(order, record, replay, result), what)
+        await patiently(lambda: self.queue.store_result(delivery, record, replay, result), what)
         # Acknowledged only after the hooks: a node that dies in between leaves the order to a
         # living node, which finds the result stored and runs the (idempotent) hooks again.
         await self._after(order, result)

@@ -25,6 +25,7 @@ from redis.asyncio import Redis
 from arena.games import make_game
 from arena.node.tournaments import create_tournament
 from arena.store import Store, keys
+from arena.store.codec import text
 from arena.store.ratings import RatingStore
 from arena.store.tournaments import TournamentStore
 from arena.store.work import WorkQueue
@@ -62,13 +63,19 @@ def nodes(redis_url: str, count: int) -> Iterator[list[subprocess.Popen[str]]]:
                 process.wait()
 
 
-def consumer(process: subprocess.Popen[str]) -> str:
+def node_of(process: subprocess.Popen[str]) -> str:
+    """The node's default name; its consumer in the work stream is `NAME#INCARNATION`."""
     return f"{socket.gethostname()}-{process.pid}"
 
 
 async def running_at(redis: Redis, node: str) -> dict[str, int]:
-    """The matches pending at `node` and how many actions each has in its event stream."""
-    pending: Any = await redis.xpending_range(keys.WORK, keys.WORK_GROUP, "-", "+", 100, consumername=node)
+    """The matches pending at (any incarnation of) `node` and how many actions each has in its event stream."""
+    consumers: Any = await redis.xinfo_consumers(keys.WORK, keys.WORK_GROUP)
+    pending: list[Any] = []
+    for consumer in consumers:
+        if text(consumer["name"]).startswith(f"{node}#"):
+            name = text(consumer["name"])
+            pending += await redis.xpending_range(keys.WORK, keys.WORK_GROUP, "-", "+", 100, consumername=name)
     found = {}
     for entry in pending:
         entries: Any = await redis.xrange(keys.WORK, entry["message_id"], entry["message_id"])
@@ -99,7 +106,7 @@ async def test_a_killed_nodes_matches_are_resumed_elsewhere_and_counted_once(red
             deadline = time.monotonic() + 30
             interrupted: dict[str, int] = {}
             while time.monotonic() < deadline:
-                interrupted = {m: n for m, n in (await running_at(redis, consumer(victim))).items() if n > 0}
+                interrupted = {m: n for m, n in (await running_at(redis, node_of(victim))).items() if n > 0}
                 if interrupted:
                     break
                 await asyncio.sleep(0.02)
