@@ -35,7 +35,6 @@ from arena.node.sessions import Limits, SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, new_incarnation, node_name
-from arena.ratings import ResultRecord
 from arena.server.health import StoreHealth
 from arena.server.service import ArenaServicer, BotServicer
 from arena.store import Store, open_redis, sentinel
@@ -135,11 +134,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     sessions = SessionRegistry(config.limits)
     host = MatchHost(store, sessions, config.clock)
     ratings = RatingStore(redis, archive=archive)
-    host.ended_hooks.append(lambda record, result: rate(ratings, record.game, result))
     ladder = Ladder(LadderStore(redis), ratings, sessions, host, config.ladder)
     sessions.on_change = ladder.session_changed
-    host.ended_hooks.append(ladder.match_ended)
-    host.ended_hooks.append(telemetry.match_ended)
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
@@ -180,7 +176,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     health_task = asyncio.create_task(store_health.run(), name="health")
     work = WorkHost(store, host, config.work)
     work.result_hooks.append(TournamentProgress(store))
-    work.result_hooks.append(telemetry.work_match_ended)
+    work.result_hooks.append(telemetry.match_ended)
+    work.result_hooks.append(ladder.match_ended)
     await work.start()
     ladder_task = asyncio.create_task(ladder.run(), name="ladder")
     retention_task = asyncio.create_task(Retention(redis, archive, config.retention).run(), name="retention")
@@ -234,19 +231,16 @@ def incarnate(config: ServerConfig) -> ServerConfig:
 
 
 async def take_over(store: Store, admin_token: str | None) -> str | None:
-    """What a starting arena does once on its Redis: mark the matches an earlier run left running as
-    aborted, and store the admin token (returns a newly made one, else None)."""
+    """What a starting arena does once on its Redis: store the admin token (returns a newly made one, else None).
+
+    Work-stream matches an earlier run left running are not its business: their orders are pending,
+    and a living node resumes each from its events. Matches that arenas before the work stream
+    played outside it (CreateMatch, one-node ladder tables) cannot be resumed: they are marked aborted.
+    """
     aborted = await store.abort_running()
     if aborted:
-        log.warning("marked %d matches of an earlier run as aborted", len(aborted))
+        log.warning("marked %d matches of an earlier version's run as aborted", len(aborted))
     return await store.ensure_admin_token(admin_token)
-
-
-async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:
-    """Apply a finished match to the ratings (once; an aborted one is only recorded as seen)."""
-    update = await ratings.apply(game, result)
-    if update is not None and not update.rated:
-        log.info("match %s: %s", result.match_id, update.skipped)
 
 
 async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:

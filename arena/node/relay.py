@@ -292,6 +292,12 @@ class Relay:
                     )
                 else:
                     self._deliver(entry.session_id, entry.post)
+            read = {entry.session_id: entry.entry_id for entry in delivered}
+            if read:
+                try:
+                    await self.relay.delivered(read)
+                except Exception:
+                    log.exception("trimming session inboxes")
             for session_id in set(self._last) - set(self.sessions.by_id):
                 del self._last[session_id]
 

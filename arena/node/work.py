@@ -21,15 +21,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena import logs
-from arena.games import GameError, make_game
+from arena.bots import BOTS
+from arena.games import Game, GameError, make_game
 from arena.games.base import Action, State, Termination
 from arena.match import Clock
 from arena.node.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
 from arena.node.relay import Relay, find_sessions
 from arena.node.remote_seat import RemoteSeat
+from arena.node.sessions import SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.ratings import ResultRecord
-from arena.store import MatchRecord, Store
+from arena.store import MatchRecord, Store, keys
 from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
 from arena.store.sentinel import replicated
@@ -97,6 +99,54 @@ async def submit_match(
         validating=validating,
     )
     await WorkQueue(store.redis).submit([order])
+    return order
+
+
+CONSUMERS_TIDIED = 60.0
+"""Seconds between two looks for consumers of the work stream that dead incarnations left."""
+CONSUMER_FORGOTTEN = 600.0
+"""A consumer that holds no order and did nothing for this long is forgotten (a living node reads twice a second)."""
+START_WAIT = 10.0
+"""Seconds `create_match` waits for a node to start the match before it returns its id anyway."""
+
+
+async def create_match(
+    store: Store,
+    sessions: SessionRegistry,
+    node: str,
+    game: Game,
+    seat_names: Sequence[str],
+    seed: bytes = b"",
+    clock: Clock | None = None,
+    start_wait: float = START_WAIT,
+) -> MatchOrder:
+    """A rated match between these bots, now (CreateMatch): an order on the work stream like every other.
+
+    Refused at once (MatchError) when a bot can never take its seat: an unknown built-in bot, a bot
+    in two seats, one that is connected nowhere or does not play the game. Otherwise the first
+    node with room starts it, usually this one, where the bots are; this waits until it is listed
+    (GetMatch and WatchMatch find it) or `start_wait` passes (a bot busy with its other matches).
+    """
+    remote = [name for name in seat_names if not name.startswith(BUILTIN_PREFIX)]
+    if len(set(remote)) != len(remote):
+        raise MatchError("a bot may take only one seat in a match")
+    for name in seat_names:
+        if name.startswith(BUILTIN_PREFIX) and name.removeprefix(BUILTIN_PREFIX) not in BOTS:
+            raise MatchError(f"no built-in bot {name!r}; choose builtin:{', builtin:'.join(BOTS)}")
+    here = {name: [s for s in sessions.of_bot(name) if s.attached and not s.exclusive] for name in remote}
+    away = [name for name in remote if not here[name]]
+    elsewhere = await find_sessions(store.redis, away, node, alive=True) if away else {}
+    for name in remote:
+        games = [set(s.games) for s in here[name]] or ([set(elsewhere[name].games)] if name in elsewhere else [])
+        if not games:
+            raise SeatUnavailable(f"bot {name!r} is not connected")
+        if not any(not played or game.name in played for played in games):
+            raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sorted(games[0]))})")
+    order = await submit_match(store, game.name, seat_names, game.params(), seed=seed.hex(), clock=clock, rated=True)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + start_wait
+    while loop.time() < deadline and not await store.redis.hexists(keys.match(order.match_id), "summary"):
+        await asyncio.sleep(0.02)
     return order
 
 
@@ -286,9 +336,15 @@ class WorkHost:
         idle_ms = int(self.config.claim_idle * 1000)
         loop = asyncio.get_running_loop()
         in_touch_since: float | None = loop.time()
+        tidied = loop.time()
         while not self._stopping:
             await asyncio.sleep(self.config.claim_idle / 3)
             try:
+                if loop.time() - tidied > CONSUMERS_TIDIED:
+                    tidied = loop.time()
+                    forgotten = await self.queue.forget_idle_consumers(int(CONSUMER_FORGOTTEN * 1000))
+                    if forgotten:
+                        log.info("forgot %d idle consumers of the work stream", len(forgotten))
                 lost = await self.queue.keep(list(self.running))
                 for entry_id, (delivery, task) in list(self.running.items()):
                     if entry_id in lost:
@@ -478,7 +534,6 @@ class WorkHost:
                 await self._note_abort(order, f"cannot be played: {error}")
                 await self._store(delivery, self._aborted(order), None)
                 return None
-            live.resumable = True
             live.task = asyncio.current_task()
             return live
 

@@ -30,6 +30,9 @@ HEARTBEAT_TTL_MS = 6_000
 seats follow their bots elsewhere, and the seats its matches held on other nodes are freed."""
 INBOX_MAX = 10_000
 """Entries an inbox keeps (approximately); older ones are trimmed."""
+INBOX_TTL_MS = 300_000
+"""An inbox that gets no post for this long goes (its serving node died with it, or it is idle and empty):
+each post renews it, the serving node trims what it delivered and deletes it when its session ends."""
 
 
 class RelayMessageError(Exception):
@@ -209,6 +212,7 @@ class RelayStore:
         pipe = self.redis.pipeline(transaction=False)
         for session_id, bot in ended.items():
             pipe.hdel(keys.presence(bot), session_id)
+            pipe.delete(keys.session_inbox(session_id))
         for session_id, bot, games in live:
             pipe.hset(keys.presence(bot), session_id, compact_json({"node": node, "games": sorted(games)}))
             pipe.pexpire(keys.presence(bot), PRESENCE_TTL_MS)
@@ -241,7 +245,18 @@ class RelayStore:
     # -- posts to session inboxes -----------------------------------------------------------
 
     async def post(self, session_id: str, post: Post) -> None:
-        await self.redis.xadd(keys.session_inbox(session_id), encode_post(post), maxlen=INBOX_MAX, approximate=True)
+        inbox = keys.session_inbox(session_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xadd(inbox, encode_post(post), maxlen=INBOX_MAX, approximate=True)
+        pipe.pexpire(inbox, INBOX_TTL_MS)
+        await pipe.execute()
+
+    async def delivered(self, upto: Mapping[str, str]) -> None:
+        """Drop what each session's inbox held up to (and but) the entry read last: it is delivered."""
+        pipe = self.redis.pipeline(transaction=False)
+        for session_id, entry_id in upto.items():
+            pipe.xtrim(keys.session_inbox(session_id), minid=entry_id, approximate=False)
+        await pipe.execute()
 
     async def read_inboxes(self, after: Mapping[str, str], block_ms: int) -> list[Delivered]:
         """What the inboxes of sessions `after` (id -> last entry id read) hold past those entries,

@@ -25,8 +25,9 @@ from arena.store.codec import compact_json, text, text_fields
 from arena.store.replays import encode_replay
 from arena.store.store import MatchRecord
 
-EVENTS_KEPT_MS = 24 * 3600 * 1000
-"""How long a finished match's event stream stays; its replay record holds every move for good."""
+EVENTS_KEPT_MS = 60_000
+"""How long a finished match's event stream stays (for a reader that was following it); its replay record
+holds every move for good."""
 
 _HOLDS = """
 -- Whether consumer ARGV[2] of group ARGV[1] still holds entry `entry` of stream KEYS[1] with the
@@ -72,6 +73,22 @@ end
 return 1
 """
 )
+
+_FORGET_CONSUMER = """
+-- KEYS: work stream; ARGV: group, consumer, idle ms. Deletes the consumer only if it still holds nothing and
+-- is still idle that long, checked in the same step.
+for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local fields = {}
+  for i = 1, #consumer, 2 do fields[consumer[i]] = consumer[i + 1] end
+  if fields['name'] == ARGV[2] then
+    if tonumber(fields['pending']) == 0 and tonumber(fields['idle']) > tonumber(ARGV[3]) then
+      return redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
+    end
+    return -1
+  end
+end
+return -1
+"""
 
 _APPEND_EVENTS = (
     _HOLDS
@@ -174,6 +191,7 @@ class WorkQueue:
         self._store_result = redis.register_script(_STORE_RESULT)
         self._started = redis.register_script(_STARTED)
         self._append_events = redis.register_script(_APPEND_EVENTS)
+        self._forget_consumer = redis.register_script(_FORGET_CONSUMER)
 
     async def ensure_group(self) -> None:
         """Create the consumer group (and the stream) unless they exist."""
@@ -254,6 +272,23 @@ class WorkQueue:
             if owner and text(owner[0]["consumer"]) != self.consumer:
                 lost.add(entry_id)
         return lost
+
+    async def forget_idle_consumers(self, idle_ms: int) -> list[str]:
+        """Remove from the group the consumers that hold nothing and did nothing for `idle_ms`: dead
+        incarnations, which would otherwise pile up (a node restarted 1,000 times is 1,000 consumers)."""
+        consumers: Any = await self.redis.xinfo_consumers(keys.WORK, keys.WORK_GROUP)
+        idle = [
+            text(consumer["name"])
+            for consumer in consumers
+            if int(consumer["pending"]) == 0
+            and int(consumer["idle"]) > idle_ms
+            and text(consumer["name"]) != self.consumer
+        ]
+        for name in idle:
+            # DELCONSUMER would drop pending entries with it: only consumers that hold none are named above,
+            # and one that took an order since (its idle time reset) is skipped here.
+            await self._forget_consumer(keys=[keys.WORK], args=[keys.WORK_GROUP, name, idle_ms])
+        return idle
 
     async def give_back(self, delivery: Delivery, attempt: bool = True) -> None:
         """Put the order at the end of the stream again and drop this delivery.

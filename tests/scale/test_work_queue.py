@@ -12,7 +12,8 @@ from redis.asyncio import Redis
 
 from arena.node.work import EventWriter
 from arena.ratings import ResultRecord
-from arena.store import MatchRecord
+from arena.store import MatchRecord, keys
+from arena.store.codec import text
 from arena.store.work import Delivery, EventBatch, LostOrder, MatchOrder, WorkQueue
 
 
@@ -130,3 +131,19 @@ async def test_a_node_whose_order_was_taken_over_writes_nothing_for_its_match(re
     (again,) = await paused.claim_stale(min_idle_ms=100)
     assert again.token == claimed.token + 1
     assert await living.append_events({"m3": batch(claimed, 3, [4])}) == {"m3"}
+
+
+@pytest.mark.asyncio
+async def test_consumers_of_dead_incarnations_are_forgotten_unless_they_hold_an_order(redis: Redis) -> None:
+    living, holding, gone = WorkQueue(redis, "n#3"), WorkQueue(redis, "n#2"), WorkQueue(redis, "n#1")
+    await living.ensure_group()
+    await living.submit([order("m4"), order("m5")])
+    (done,) = await gone.read(1, block_ms=100)
+    await gone.ack(done)  # an incarnation that played a match and then died: idle, holding nothing
+    (held,) = await holding.read(1, block_ms=100)
+    assert held.order.match_id == "m5"
+    await asyncio.sleep(0.2)
+    assert await living.forget_idle_consumers(idle_ms=100) == ["n#1"]
+    names = {text(c["name"]) for c in await redis.xinfo_consumers(keys.WORK, keys.WORK_GROUP)}
+    assert names == {"n#2"}, "the one holding an order stays (and the caller has not read yet)"
+    assert await living.forget_idle_consumers(idle_ms=60_000) == []
