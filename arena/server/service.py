@@ -18,6 +18,7 @@ from arena.bots import BOTS
 from arena.games import GameError, game_names
 from arena.games.base import seed_commitment
 from arena.node import submissions as hosted_api
+from arena.node import watch
 from arena.node.hosted import HostedManager
 from arena.node.ladder import Ladder
 from arena.node.matches import (
@@ -286,6 +287,13 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         live = self.host.live.get(request.match_id)
         if live is None:
             record, replay = await self._stored_match(request.match_id, context)
+            if replay is None and not record.ended_ms:
+                # Running on another node: followed through its event stream.
+                async for followed in watch.follow(self.store, record):
+                    if followed.ended:
+                        break
+                    yield watch_message(record, followed)
+                record, replay = await self._stored_match(request.match_id, context)
             view = _final_view(replay) if replay else None
             yield api_pb.WatchMatchResponse(match=summary_to_pb(record), public_view=view, ended=True)
             return
