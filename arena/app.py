@@ -142,6 +142,9 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
             # Off for a lone node, so that a second server on its port fails instead of silently sharing it.
             ("grpc.so_reuseport", int(config.supervised)),
+            # SDK bots ping every 10 s to find a stopped node (arena.sdk.client.KEEPALIVE): allowed, no faster.
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", 5_000),
+            ("grpc.keepalive_permit_without_calls", 1),
         ]
     )
     bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)

@@ -197,7 +197,10 @@ class MatchHost:
     def _relayed(self, remote: RemoteSession, index: int, game: Game, match_id: str, encoder: convert.Encoder) -> Seat:
         if not remote.plays(game.name):
             raise MatchError(f"bot {remote.bot!r} does not play {game.name}")
-        seat = RelaySeat(self.store.redis, remote, match_id, index, game, encoder, self.store.blocking, self.node)
+        seat = RelaySeat(
+            self.store.redis, remote, match_id, index, game, encoder, self.store.blocking, self.node,
+            self.sessions.limits.grace,
+        )  # fmt: skip
 
         async def follow(bot: str, match_id: str) -> Seat | RemoteSession | None:
             here = [s for s in self.sessions.of_bot(bot) if s.attached and not s.exclusive and s.plays(game.name)]

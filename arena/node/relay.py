@@ -21,7 +21,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from arena.games.base import Action, Game
-from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatTimeout
+from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatLost, SeatTimeout
 from arena.node.remote_seat import legal_actions_of
 from arena.node.sessions import SessionRegistry
 from arena.store.embedded import READ_CHUNK
@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 REFRESH = 2.0
 """Seconds between presence refreshes."""
+FIND_AGAIN = 0.25
+"""Seconds between two looks for a bot whose serving node died."""
 
 Follow = Callable[[str, str], Awaitable["Seat | RemoteSession | None"]]
 """(bot, match id) -> a seat through the bot's session on this node, its session on another living
@@ -61,8 +63,11 @@ class RelaySeat(Seat):
         encoder: convert.Encoder,
         blocking: Redis | None = None,
         host: str = "",
+        grace: float = 10.0,
     ) -> None:
         self.name = remote.bot
+        self.grace = grace
+        """Seconds the bot has to reconnect to a living node once the node serving it died."""
         self.host = host
         """The node hosting the match: the serving node frees the seat if this one's heartbeat lapses."""
         self.relay = RelayStore(redis, blocking)
@@ -128,18 +133,27 @@ class RelaySeat(Seat):
             move.pause(seconds)
 
         await self._post(PostKind.REQUEST, response, paused, ask=self._requests)
+        asked = loop.time()
         while True:
             left = deadline - loop.time()
-            if left <= 0:
+            if left <= 0 and await self._serving():
                 raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
+            if left <= 0:
+                # The node serving the bot's session died: not the bot's doing. Its clock stands still from
+                # the moment it was asked until it is found again on a living node, where it is asked anew.
+                paused(loop.time() - asked)
+                await self._find_again(paused)
+                return await self.request(move)
             block = int(min(left, READ_CHUNK) * 1000) + 1
             entries, _ = await patiently(
                 lambda: self.relay.read_replies(self.match_id, self.seat, self._last_reply, block),  # noqa: B023
                 f"match {self.match_id}",
                 on_wait=paused,
             )
-            if not entries and await self._moved():
-                return await self.request(move)  # asked again where the bot is now, within the same clock
+            if not entries and not await self._serving():  # a read that waited in vain: is the bot still there?
+                paused(loop.time() - asked)
+                await self._find_again(paused)
+                return await self.request(move)
             for entry in entries:
                 self._last_reply = entry.entry_id
                 reply = entry.reply
@@ -153,6 +167,28 @@ class RelaySeat(Seat):
                     raise SeatGone(reply.why)
                 else:
                     return reply.action
+
+    async def _serving(self) -> bool:
+        """Whether the node serving the bot's session still beats."""
+        alive, _ = await patiently(lambda: self.relay.alive([self.remote.node]), "a relayed seat")
+        return bool(alive)
+
+    async def _find_again(self, paused: Callable[[float], None]) -> None:
+        """Wait for the bot of a seat whose serving node died to connect to a living node (this one or
+        another), the clock standing still; SeatLost when it does not within the grace period."""
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        log.warning("match %s: node %s serving bot %s stopped beating", self.match_id, self.remote.node, self.name)
+        while not await self._moved():
+            waited = loop.time() - since
+            if waited > self.grace:
+                raise SeatLost(
+                    f"seat {self.seat} ({self.name}) was lost with node {self.remote.node}, and the bot did not "
+                    f"connect to another node within {self.grace:.0f} s"
+                )
+            before = loop.time()
+            await asyncio.sleep(FIND_AGAIN)
+            paused(loop.time() - before)
 
     async def _moved(self) -> bool:
         """After a read that got no answer: if the node serving the bot's session died, find the bot again.
@@ -171,7 +207,7 @@ class RelaySeat(Seat):
             self.local = found
             await found.start(self.info)
             return True
-        if found is not None and found.session_id != self.remote.session_id:
+        if found is not None and (found.session_id, found.node) != (self.remote.session_id, self.remote.node):
             log.info("match %s: bot %s is on node %s now; its seat follows it", self.match_id, self.name, found.node)
             self.remote = found
             await self.start(self.info)  # told the match anew, as a resuming host does

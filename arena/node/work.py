@@ -24,7 +24,7 @@ from arena import logs
 from arena.bots import BOTS
 from arena.games import Game, GameError, make_game
 from arena.games.base import Action, State, Termination
-from arena.match import Clock
+from arena.match import Clock, SeatLost
 from arena.node.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
 from arena.node.relay import Relay, find_sessions
 from arena.node.remote_seat import RemoteSeat
@@ -461,6 +461,12 @@ class WorkHost:
             self._release(live)
             self.host.live.pop(order.match_id, None)
             raise
+        except SeatLost as lost:
+            # No bot's fault: aborted and never rated (a tournament plays it again).
+            log.warning("match %s aborted: %s", order.match_id, lost)
+            final.termination = Termination.ABORTED
+            outcome = self._aborted(order)
+            await self._note_abort(order, str(lost))
         except Exception as error:
             log.exception("match %s stopped by a server error", order.match_id)
             final.termination = Termination.ABORTED
