@@ -36,6 +36,9 @@ REFRESH = 2.0
 """Seconds between presence refreshes."""
 FIND_AGAIN = 0.25
 """Seconds between two looks for a bot whose serving node died."""
+NODE_LOST_GRACE = 30.0
+"""Seconds at least that a bot whose serving node died has to connect to a living node (the node restarting
+under an orchestrator, the bot's backoff) before its match is aborted; its grace period when longer."""
 
 Follow = Callable[[str, str], Awaitable["Seat | RemoteSession | None"]]
 """(bot, match id) -> a seat through the bot's session on this node, its session on another living
@@ -66,7 +69,7 @@ class RelaySeat(Seat):
         grace: float = 10.0,
     ) -> None:
         self.name = remote.bot
-        self.grace = grace
+        self.grace = max(grace, NODE_LOST_GRACE)
         """Seconds the bot has to reconnect to a living node once the node serving it died."""
         self.host = host
         """The node hosting the match: the serving node frees the seat if this one's heartbeat lapses."""
@@ -175,11 +178,16 @@ class RelaySeat(Seat):
 
     async def _find_again(self, paused: Callable[[float], None]) -> None:
         """Wait for the bot of a seat whose serving node died to connect to a living node (this one or
-        another), the clock standing still; SeatLost when it does not within the grace period."""
+        another), or for that node to beat again (it was stopped, not dead), the clock standing still;
+        SeatLost when neither happens within the grace period."""
         loop = asyncio.get_running_loop()
         since = loop.time()
         log.warning("match %s: node %s serving bot %s stopped beating", self.match_id, self.remote.node, self.name)
         while not await self._moved():
+            if await self._serving():
+                log.info("match %s: node %s beats again; bot %s is asked there anew", self.match_id, self.remote.node,
+                         self.name)  # fmt: skip
+                return  # it was stopped a while, not dead: its session may well still be there
             waited = loop.time() - since
             if waited > self.grace:
                 raise SeatLost(

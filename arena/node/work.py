@@ -541,6 +541,7 @@ class WorkHost:
                 await self._store(delivery, self._aborted(order), None)
                 return None
             live.task = asyncio.current_task()
+            live.record.node = self.consumer
             return live
 
     def _release(self, live: LiveMatch) -> None:
@@ -568,6 +569,7 @@ class WorkHost:
                 termination=Termination.ABORTED,
                 ended_ms=now_ms(),
                 tournament_id=order.tournament,
+                node=self.consumer,
             )
             if result.termination != Termination.ABORTED:
                 record.scores, record.ranks = list(result.scores), list(result.ranks)

@@ -94,6 +94,8 @@ class MatchRecord:
     """None while the match runs ("" in its JSON form)."""
     ended_ms: int = 0
     tournament_id: str = ""
+    node: str = ""
+    """The node incarnation that plays it (`NAME#INCARNATION`); the last one, for a match resumed elsewhere."""
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "termination": self.termination or ""}
