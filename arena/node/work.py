@@ -142,6 +142,9 @@ async def create_match(
             raise SeatUnavailable(f"bot {name!r} is not connected")
         if not any(not played or game.name in played for played in games):
             raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sorted(games[0]))})")
+        if here[name] and name not in elsewhere and not any(s.has_room() for s in here[name]):
+            most = max(s.max_matches for s in here[name])
+            raise SeatUnavailable(f"bot {name!r} plays its maximum of {most} matches at once; try again when one ends")
     order = await submit_match(store, game.name, seat_names, game.params(), seed=seed.hex(), clock=clock, rated=True)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + start_wait
