@@ -31,7 +31,7 @@ from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
 from arena.node.retention import Retention, RetentionConfig
-from arena.node.sessions import Limits, SessionRegistry
+from arena.node.sessions import Limits, Session, SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, new_incarnation, node_name
@@ -178,6 +178,12 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     await store_health.set(True)
     health_task = asyncio.create_task(store_health.run(), name="health")
     work = WorkHost(store, host, config.work)
+
+    def session_changed(session: Session) -> None:
+        ladder.session_changed(session)
+        work.seats_changed()
+
+    sessions.on_change = session_changed
     work.result_hooks.append(TournamentProgress(store))
     work.result_hooks.append(telemetry.match_ended)
     work.result_hooks.append(ladder.match_ended)

@@ -26,7 +26,17 @@ from arena.node.remote_seat import legal_actions_of
 from arena.node.sessions import SessionRegistry
 from arena.store.embedded import READ_CHUNK
 from arena.store.outage import patiently
-from arena.store.relay import HEARTBEAT_TTL_MS, Answer, Gone, Post, PostKind, Refused, RelayStore, RemoteSession
+from arena.store.relay import (
+    HEARTBEAT_TTL_MS,
+    INBOX_TRIMMED,
+    Answer,
+    Gone,
+    Post,
+    PostKind,
+    Refused,
+    RelayStore,
+    RemoteSession,
+)
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.wire import convert
 
@@ -262,6 +272,8 @@ class Relay:
         self.sessions = sessions
         self.node = node
         self._last: dict[str, str] = {}
+        self._untrimmed: dict[str, int] = {}
+        """Entries delivered from each session's inbox since it was last trimmed."""
         self._answers: set[asyncio.Task[None]] = set()
         self._posts_seen: dict[tuple[str, str], int] = {}
         """The last post number delivered per (session, match)."""
@@ -336,14 +348,19 @@ class Relay:
                     )
                 else:
                     self._deliver(entry.session_id, entry.post)
-            read = {entry.session_id: entry.entry_id for entry in delivered}
-            if read:
+            for entry in delivered:
+                self._untrimmed[entry.session_id] = self._untrimmed.get(entry.session_id, 0) + 1
+            due = {sid: self._last[sid] for sid, count in self._untrimmed.items() if count >= INBOX_TRIMMED}
+            if due:
                 try:
-                    await self.relay.delivered(read)
+                    await self.relay.delivered(due)
                 except Exception:
                     log.exception("trimming session inboxes")
+                for session_id in due:
+                    del self._untrimmed[session_id]
             for session_id in set(self._last) - set(self.sessions.by_id):
                 del self._last[session_id]
+                self._untrimmed.pop(session_id, None)
 
     def _deliver(self, session_id: str, post: Post) -> None:
         session = self.sessions.by_id.get(session_id)

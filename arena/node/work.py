@@ -11,12 +11,14 @@ plays on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +36,7 @@ from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store, keys
 from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
+from arena.store.relay import RemoteSession
 from arena.store.sentinel import replicated
 from arena.store.store import now_ms
 from arena.store.tournaments import TournamentStore
@@ -106,6 +109,11 @@ CONSUMERS_TIDIED = 60.0
 """Seconds between two looks for consumers of the work stream that dead incarnations left."""
 CONSUMER_FORGOTTEN = 600.0
 """A consumer that holds no order and did nothing for this long is forgotten (a living node reads twice a second)."""
+MAX_BOUNCES = 3
+"""How often an order is handed back for the node where its bots are, before any node plays it where it is."""
+SEAT_LOOK_MIN = 0.05
+SEAT_LOOK_MAX = 1.0
+"""Seconds between two looks for a match's bots, doubling from the first to the last while it waits."""
 START_WAIT = 10.0
 """Seconds `create_match` waits for a node to start the match before it returns its id anyway."""
 
@@ -271,6 +279,7 @@ class WorkHost:
         self._tasks: list[asyncio.Task[None]] = []
         self._room = asyncio.Event()
         self._stopping = False
+        self._seats_changed = asyncio.Event()
         self._seat_waits: set[str] = set()
         """Matches here waiting for their bots to connect."""
         self.claim_reserve = min(self.config.slots - 1, max(1, self.config.slots // 8))
@@ -388,6 +397,12 @@ class WorkHost:
     def _done(self, entry_id: str) -> None:
         self.running.pop(entry_id, None)
         self._room.set()
+        self.seats_changed()
+
+    def seats_changed(self, *_: object) -> None:
+        """A seat may have come free here (a match ended, a session opened): waiting matches look again now."""
+        self._seats_changed.set()
+        self._seats_changed = asyncio.Event()
 
     # -- one match --------------------------------------------------------------------------
 
@@ -499,6 +514,7 @@ class WorkHost:
         order = delivery.order
         deadline = asyncio.get_running_loop().time() + self.config.seat_wait
         versions = {order.seats[0]: order.validating} if order.validating else {}
+        pause = SEAT_LOOK_MIN
         while True:
             away = [
                 name
@@ -511,6 +527,10 @@ class WorkHost:
                     lambda: find_sessions(self.store.redis, away, self.consumer),  # noqa: B023
                     f"match {order.match_id}",
                 )
+                if self._better_elsewhere(order, remote):
+                    # Its bots are connected elsewhere: back on the stream, for the node where they are.
+                    await patiently(lambda: self.queue.give_back(delivery, attempt=False, bounced=True), "an order")
+                    return None
             try:
                 pinned = {}
                 if self.host.start_seats is not None:
@@ -528,7 +548,11 @@ class WorkHost:
                     return None
                 if asyncio.get_running_loop().time() < deadline:
                     self._seat_waits.add(order.match_id)
-                    await asyncio.sleep(0.05)
+                    # Looked up again when a seat may have come free here, else less often the longer it waits:
+                    # each look at bots on other nodes reads their presence in Redis.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._seats_changed.wait(), pause)
+                    pause = min(SEAT_LOOK_MAX, pause * 2)
                     continue
                 if order.attempts + 1 < self.config.max_attempts:
                     log.info("match %s: %s; giving the order back", order.match_id, missing)
@@ -546,6 +570,16 @@ class WorkHost:
             live.task = asyncio.current_task()
             live.record.node = self.consumer
             return live
+
+    def _better_elsewhere(self, order: MatchOrder, remote: Mapping[str, RemoteSession]) -> bool:
+        """Whether another node serves more of the order's connected bots than this one, so that the match
+        would cost less Redis traffic there (a relayed seat costs a few commands a move), and the order has
+        not already been handed on `MAX_BOUNCES` times."""
+        if order.bounces >= MAX_BOUNCES or order.validating:
+            return False
+        here = sum(1 for name in order.seats if self.host.sessions.of_bot(name))
+        elsewhere = Counter(session.node for session in remote.values())
+        return bool(elsewhere) and max(elsewhere.values()) > here
 
     def _release(self, live: LiveMatch) -> None:
         for seat in live.runner.seats:

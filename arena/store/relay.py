@@ -31,8 +31,10 @@ seats follow their bots elsewhere, and the seats its matches held on other nodes
 INBOX_MAX = 10_000
 """Entries an inbox keeps (approximately); older ones are trimmed."""
 INBOX_TTL_MS = 300_000
-"""An inbox that gets no post for this long goes (its serving node died with it, or it is idle and empty):
-each post renews it, the serving node trims what it delivered and deletes it when its session ends."""
+"""An inbox left alone this long goes (its serving node died with it): each match's first and last post
+renew it; the serving node trims what it delivered and deletes it when its session ends."""
+INBOX_TRIMMED = 64
+"""The serving node trims an inbox once it delivered this many entries since the last trim."""
 
 
 class RelayMessageError(Exception):
@@ -246,10 +248,14 @@ class RelayStore:
 
     async def post(self, session_id: str, post: Post) -> None:
         inbox = keys.session_inbox(session_id)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(inbox, encode_post(post), maxlen=INBOX_MAX, approximate=True)
-        pipe.pexpire(inbox, INBOX_TTL_MS)
-        await pipe.execute()
+        if post.kind in (PostKind.START, PostKind.END):
+            # Its time to live is renewed as a match begins and ends there, not with every move.
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.xadd(inbox, encode_post(post), maxlen=INBOX_MAX, approximate=True)
+            pipe.pexpire(inbox, INBOX_TTL_MS)
+            await pipe.execute()
+        else:
+            await self.redis.xadd(inbox, encode_post(post), maxlen=INBOX_MAX, approximate=True)
 
     async def delivered(self, upto: Mapping[str, str]) -> None:
         """Drop what each session's inbox held up to (and but) the entry read last: it is delivered."""

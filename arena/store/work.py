@@ -133,6 +133,8 @@ class MatchOrder:
     validating: int = 0
     """The hosted version of the bot in the first seat that this match validates (0: none): that seat
     takes a process of that version started for this match alone, never another session of the bot."""
+    bounces: int = 0
+    """How often a node handed the order back for a node where more of its bots are connected."""
 
     def to_json(self) -> str:
         return compact_json(asdict(self))
@@ -290,13 +292,18 @@ class WorkQueue:
             await self._forget_consumer(keys=[keys.WORK], args=[keys.WORK_GROUP, name, idle_ms])
         return idle
 
-    async def give_back(self, delivery: Delivery, attempt: bool = True) -> None:
+    async def give_back(self, delivery: Delivery, attempt: bool = True, bounced: bool = False) -> None:
         """Put the order at the end of the stream again and drop this delivery.
 
-        With `attempt`, the order counts one more failed attempt to seat its bots; without, it is
-        handed on untouched (a stopping node's, or one this node has no room to wait for).
+        With `attempt`, the order counts one more failed attempt to seat its bots; with `bounced`, one
+        more hand-on for a node where its bots are; with neither, it is handed on untouched (a stopping
+        node's, or one this node has no room to wait for).
         """
-        order = replace(delivery.order, attempts=delivery.order.attempts + 1) if attempt else delivery.order
+        order = delivery.order
+        if attempt:
+            order = replace(order, attempts=order.attempts + 1)
+        if bounced:
+            order = replace(order, bounces=order.bounces + 1)
         pipe = self.redis.pipeline(transaction=True)
         pipe.xadd(keys.WORK, {"order": order.to_json()})
         pipe.xack(keys.WORK, keys.WORK_GROUP, delivery.entry_id)

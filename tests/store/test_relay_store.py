@@ -179,7 +179,8 @@ async def test_presence_names_sessions_on_other_living_nodes_only(redis: Redis) 
 async def test_an_inbox_keeps_only_what_is_not_delivered_and_goes_with_its_session(redis: Redis) -> None:
     store = RelayStore(redis)
     await store.refresh("node-a", {}, [("s-a", "ann", {"friday13"})])
-    for number in range(1, 4):
+    await store.post("s-a", Post(PostKind.START, "m1", 0, 1, "node-b", MESSAGES[PostKind.START]))
+    for number in range(2, 4):
         await store.post("s-a", Post(PostKind.ERROR, "m1", 0, number, "node-b", MESSAGES[PostKind.ERROR]))
     inbox = keys.session_inbox("s-a")
     assert 0 < await redis.pttl(inbox) <= INBOX_TTL_MS, "an inbox nobody serves any more expires"
