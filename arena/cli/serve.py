@@ -100,7 +100,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 @click.option(
     "--claim-idle-ms",
     type=click.IntRange(min=100),
-    default=5000,
+    default=10000,
     show_default=True,
     cls=EnvOption,
     envvar="ARENA_CLAIM_IDLE_MS",

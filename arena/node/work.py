@@ -55,7 +55,7 @@ class WorkConfig:
 
     slots: int = 64
     """Work matches this node runs at once."""
-    claim_idle: float = 5.0
+    claim_idle: float = 10.0
     """Seconds an order may go unrefreshed before another node takes it over."""
     seat_wait: float = 30.0
     """Seconds to wait for a match's bots to connect (to any node) before giving the order back."""

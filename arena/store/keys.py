@@ -63,7 +63,7 @@
 |                                  |        | "cancelled" (with the tournament, before it started) |
 | arena:presence:{bot}             | hash   | session id -> {node, games} (JSON) of the bot's      |
 |                                  |        | sessions on every node (expires unless refreshed)    |
-| arena:node:{name}:alive          | string | a node's heartbeat, 6 s unless refreshed: once it    |
+| arena:node:{name}:alive          | string | a node's heartbeat, 15 s unless refreshed: once it   |
 |                                  |        | lapses, seats follow their bots off the node         |
 | arena:session:{id}:inbox         | stream | messages for a session from hosts on other nodes     |
 | arena:match:{id}:replies:{seat}  | stream | a relayed seat's answers, for the hosting node       |

@@ -23,11 +23,12 @@ from arena.store import keys
 from arena.store.codec import compact_json, text
 from arena.v1 import bot_service_pb2 as bot_pb
 
-PRESENCE_TTL_MS = 10_000
+PRESENCE_TTL_MS = 20_000
 """A node that stops refreshing its presence (it died) is forgotten after this long."""
-HEARTBEAT_TTL_MS = 6_000
-"""A node's heartbeat lapses this long after its last refresh (three refreshes missed): its relayed
-seats follow their bots elsewhere, and the seats its matches held on other nodes are freed."""
+HEARTBEAT_TTL_MS = 15_000
+"""A node's heartbeat lapses this long after its last refresh (seven refreshes missed, so that a node starved
+of CPU is not taken for dead: benchmarks/false_deaths.py): its relayed seats follow their bots elsewhere, and
+the seats its matches held on other nodes are freed."""
 INBOX_MAX = 10_000
 """Entries an inbox keeps (approximately); older ones are trimmed."""
 INBOX_TTL_MS = 300_000
