@@ -112,7 +112,12 @@ class MatchRunner:
             # asyncio.timeout arms one timer; wait_for would also wrap the request in a task.
             async with asyncio.timeout(move.time_left) as budget:
                 move.extend = lambda seconds: _extend(budget, seconds)
-                action = await player.request(move)
+                try:
+                    action = await player.request(move)
+                finally:
+                    # The answer's deadline is settled: a pause told later (posting a strike through an
+                    # outage) must not reschedule a timeout that has finished.
+                    move.extend = None
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
             self._answered.observe(move.time_left)  # at least that long: the latency an operator sees

@@ -16,7 +16,9 @@ from google.protobuf.message import DecodeError
 
 from arena.bots import BOTS
 from arena.games import GameError, game_names
+from arena.games.base import seed_commitment
 from arena.node import submissions as hosted_api
+from arena.node import watch
 from arena.node.hosted import HostedManager
 from arena.node.ladder import Ladder
 from arena.node.matches import (
@@ -30,6 +32,7 @@ from arena.node.matches import (
     watch_message,
 )
 from arena.node.sessions import Hangup, Session, SessionRegistry, SessionsFull
+from arena.node.work import create_match
 from arena.ratings import RatingError, RatingModel
 from arena.server import ladder_pb
 from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, require, with_article
@@ -304,6 +307,13 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         live = self.host.live.get(request.match_id)
         if live is None:
             record, replay = await self._stored_match(request.match_id, context)
+            if replay is None and not record.ended_ms:
+                # Running on another node: followed through its event stream.
+                async for followed in watch.follow(self.store, record):
+                    if followed.ended:
+                        break
+                    yield watch_message(record, followed)
+                record, replay = await self._stored_match(request.match_id, context)
             view = _final_view(replay) if replay else None
             yield api_pb.WatchMatchResponse(match=summary_to_pb(record), public_view=view, ended=True)
             return
@@ -332,13 +342,16 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         problem = _match_problem(request)
         if problem:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, problem)
-        clock = convert.clock_from_pb(request.clock) if request.HasField("clock") else None
+        clock = convert.clock_from_pb(request.clock) if request.HasField("clock") else self.host.default_clock
+        game = convert.game_from_spec(request.game, len(request.seats))
+        seed = parse_seed(request.seed) if request.seed else b""
         try:
-            live = await self.host.create(request.game, list(request.seats), request.seed, clock)
+            order = await create_match(self.store, self.sessions, self.host.node, game, request.seats, seed, clock)
         except MatchError as error:
-            # The request is sound, the arena's state is not (yet): a bot not connected, full, not playing the game.
+            # The request is sound, the arena's state is not (yet): a bot not connected, not playing the game.
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
-        return api_pb.CreateMatchResponse(match_id=live.record.match_id, seed_commitment=live.seed_commitment)
+        commitment = seed_commitment(bytes.fromhex(order.seed))
+        return api_pb.CreateMatchResponse(match_id=order.match_id, seed_commitment=commitment)
 
     async def GetLeaderboard(
         self, request: api_pb.GetLeaderboardRequest, context: grpc.aio.ServicerContext

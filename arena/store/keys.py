@@ -68,7 +68,7 @@
 |                                  |        | "cancelled" (with the tournament, before it started) |
 | arena:presence:{bot}             | hash   | session id -> {node, games} (JSON) of the bot's      |
 |                                  |        | sessions on every node (expires unless refreshed)    |
-| arena:node:{name}:alive          | string | a node's heartbeat, 6 s unless refreshed: once it    |
+| arena:node:{name}:alive          | string | a node's heartbeat, 15 s unless refreshed: once it   |
 |                                  |        | lapses, seats follow their bots off the node         |
 | arena:session:{id}:inbox         | stream | messages for a session from hosts on other nodes     |
 | arena:match:{id}:replies:{seat}  | stream | a relayed seat's answers, for the hosting node       |
@@ -80,6 +80,8 @@
 |                                  |        | ending, stderr tail), newest first, capped           |
 | arena:hosted-token:{sha256}      | string | "{bot}:{launch}": a token minted for one hosted      |
 |                                  |        | process (PX expiry; deleted when it is stopped)      |
+| arena:replication:mark           | string | written before each WAIT that confirms a result on   |
+|                                  |        | the replicas (store/sentinel.py)                     |
 """
 
 from __future__ import annotations
@@ -196,6 +198,7 @@ def ladder_node(node: str) -> str:
 
 # -- the work stream and tournaments (arena/store/work.py, arena/store/tournaments.py) ------------
 
+REPLICATION_MARK = f"{PREFIX}replication:mark"
 WORK = f"{PREFIX}work"
 WORK_GROUP = "arena-nodes"
 """The consumer group of the work stream; each node reads under its own consumer name."""

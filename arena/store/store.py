@@ -25,6 +25,7 @@ from arena.store import keys
 from arena.store.archive import Archive, read_archived
 from arena.store.codec import compact_json, text, text_fields, texts
 from arena.store.replays import decode_replay, encode_replay
+from arena.store.sentinel import NONE, Durability
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,40}")
 TOKEN_PREFIX = {"admin": "ata_", "owner": "ato_", "bot": "atb_"}
@@ -99,6 +100,8 @@ class MatchRecord:
     """None while the match runs ("" in its JSON form)."""
     ended_ms: int = 0
     tournament_id: str = ""
+    node: str = ""
+    """The node incarnation that plays it (`NAME#INCARNATION`); the last one, for a match resumed elsewhere."""
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "termination": self.termination or ""}
@@ -171,8 +174,12 @@ return 1
 class Store:
     """Typed access to the arena's Redis data; the server holds one."""
 
-    def __init__(self, redis: Redis, blocking: Redis | None = None, archive: Archive | None = None) -> None:
+    def __init__(
+        self, redis: Redis, blocking: Redis | None = None, archive: Archive | None = None, durability: Durability = NONE
+    ) -> None:
         self.redis = redis
+        self.durability = durability
+        """How many replicas must hold a result before it counts (a Sentinel URL's `replicas`; see store/sentinel.py)."""
         self.archive = archive
         """Where matches moved out of Redis are read from (`archive.py`); None: this node reads none."""
         self.blocking = blocking or redis
