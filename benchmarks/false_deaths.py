@@ -25,11 +25,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from grpc_common import ADMIN, free_port, redis_server, register_bots, start_bot_processes, wait_connected
 from redis.asyncio import Redis
 
 from arena.node.work import submit_match
 from arena.store import Store, keys
-from benchmarks.grpc_common import ADMIN, free_port, redis_server, register_bots, start_bot_processes, wait_connected
 
 FALSE_DEATH = re.compile(r"stopped beating|taken over|another node plays it|aborted")
 

@@ -24,12 +24,12 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 
+from grpc_common import ADMIN, free_port, redis_server, register_bots, start_bot_processes, wait_connected
 from redis.asyncio import Redis
 
 from arena.node.work import submit_match
 from arena.store import Store, keys
 from arena.store.codec import text
-from benchmarks.grpc_common import ADMIN, free_port, redis_server, register_bots, start_bot_processes, wait_connected
 
 STORED = ("arena:match:", "arena:matches", "arena:work:results", "arena:results:", "arena:rating:",
           "arena:leaderboard:", "arena:history:", "arena:match:seq")  # fmt: skip

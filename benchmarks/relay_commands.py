@@ -23,11 +23,7 @@ import time
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from redis.asyncio import Redis
-
-from arena.node.work import submit_match
-from arena.store import Store, keys
-from benchmarks.grpc_common import (
+from grpc_common import (
     ADMIN,
     free_port,
     redis_server,
@@ -35,6 +31,10 @@ from benchmarks.grpc_common import (
     start_bot_processes,
     wait_connected,
 )
+from redis.asyncio import Redis
+
+from arena.node.work import submit_match
+from arena.store import Store, keys
 
 
 class Traffic(NamedTuple):
