@@ -459,6 +459,8 @@ class WorkHost:
             return
         record = live.record
         writer = self.events
+        sealed, _ = await patiently(lambda: self.tournaments.sealed(order.tournament), f"match {order.match_id}")
+        live.runner.sealed = sealed
 
         async def on_move(seat: int, action: Action, state: State[Any]) -> None:
             writer.add(order.match_id, action)

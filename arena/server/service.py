@@ -28,6 +28,7 @@ from arena.node.matches import (
     MatchHost,
     Update,
     parse_seed,
+    public_record,
     summary_to_pb,
     watch_message,
 )
@@ -41,6 +42,7 @@ from arena.store import CorruptReplay, MatchRecord, NameTaken, NotFound, Princip
 from arena.store.hosted import NotYourBot
 from arena.store.ratings import RatingStore, RatingStoreError
 from arena.store.store import NAME_PATTERN, BotKind, BotRecord, NotYours
+from arena.store.tournaments import TournamentStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -279,6 +281,8 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
                 match=summary_to_pb(live.record), replay_json=json.dumps(live.public_record())
             )
         record, replay = await self._stored_match(request.match_id, context)
+        if replay is not None and await TournamentStore(self.store.redis).sealed(record.tournament_id):
+            replay = public_record(replay)  # its deal is still to be played at another table
         return api_pb.GetMatchResponse(match=summary_to_pb(record), replay_json=json.dumps(replay) if replay else "")
 
     async def _stored_match(

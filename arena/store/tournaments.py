@@ -313,6 +313,13 @@ class TournamentStore:
             if open_.state.finished_ms:
                 pipe.zrem(keys.tournaments_open(account), name)
 
+    async def sealed(self, name: str) -> bool:
+        """Whether matches of tournament `name` keep their seed and hidden cards to themselves for now: in a
+        duplicate tournament every deal is played at several tables, so one table's finished record would
+        show the hands of another still to play; they are shown once the tournament has ended."""
+        state = await self.get(name) if name else None
+        return state is not None and state.spec.duplicate and not state.finished_ms
+
     async def get(self, name: str) -> TournamentState | None:
         data = text_fields(await self.redis.hgetall(keys.tournament(name)))
         return _state(data) if data else None

@@ -284,6 +284,13 @@ class WebData:
             elsewhere = await self._live_from_events(record)
             if elsewhere is not None:
                 shown["live"] = elsewhere
+        elif stored is not None and replay and await self.tournaments.sealed(record.tournament_id):
+            # Its deal is still to be played at another table: the public record only, as while it ran.
+            shown["replay"] = public_record(stored)
+            shown["sealed"] = (
+                f"hands and seed are shown once tournament {record.tournament_id} has ended: its other tables "
+                "play the same deal"
+            )
         elif stored is not None and replay:
             shown["replay"] = stored
             shown["frames"] = self._replay_frames(match_id, stored)

@@ -30,7 +30,7 @@ from arena.store.tournaments import TournamentStore
 from arena.tournaments import seed_commitment
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
-from tests.server.conftest import ADMIN, Arena, RawBot, bearer, start_arena
+from tests.server.conftest import ADMIN, Arena, RandomBot, RawBot, bearer, start_arena
 from tests.waiting import until
 
 pytestmark = pytest.mark.asyncio
@@ -285,3 +285,45 @@ async def test_only_the_admin_chooses_a_seed(redis_url: str) -> None:
             assert seen.tournament.spec.seed == ""
         admin = await arena.api.ListTournaments(api_pb.ListTournamentsRequest(), metadata=bearer(ADMIN))
         assert [t.spec.seed for t in admin.tournaments] == ["s1"]
+
+
+async def test_a_duplicate_deals_finished_table_shows_no_hand_while_its_other_tables_play(redis_url: str) -> None:
+    """Every deal of a duplicate tournament is played at several tables: the record of one that ended would
+    deal the others' hands. Its seed and hidden cards are held back, from the bots too, until the end."""
+    async with start_arena(redis_url, http_port=0) as arena:
+        tokens = await arena.bots("dupe")
+        # One match at a time, so that the deal's tables play one after another.
+        client = await arena.connect(RandomBot, tokens["dupe"], max_matches=1)
+        request = api_pb.CreateTournamentRequest(
+            spec=api_pb.TournamentSpec(
+                name="dupes", game=pb.GameSpec(game="friday13"), entrants=["dupe", "builtin:random", "builtin:heuristic"],
+                table_size=3, rounds=1, duplicate=True, format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            )
+        )  # fmt: skip
+        await arena.api.CreateTournament(request, metadata=bearer(ADMIN))
+        store = TournamentStore(arena.server.store.redis)
+
+        async def first_ended() -> bool:
+            return bool(await store.results("dupes"))
+
+        await until(first_ended, "the deal's first table ending")
+        state = await store.get("dupes")
+        assert state is not None and not state.finished_ms and state.spec.total_matches > 1
+        ended = (await store.results("dupes"))[0].match_id
+        reply = await arena.api.GetMatch(api_pb.GetMatchRequest(match_id=ended))
+        shown = json.loads(reply.replay_json)
+        assert "seed" not in shown and all("hands" not in entry for entry in shown["rounds"])
+        assert shown["scores"] and shown["seed_commitment"], "the result and the commitment are there"
+        page = json.loads(await web_text(arena, f"/api/matches/{ended}"))
+        assert page["sealed"] and "seed" not in page["replay"] and "frames" not in page
+        assert all(not message.seed for message in client.ended), "no bot is told a seed before the end"
+
+        async def tournament_over() -> bool:
+            found = await store.get("dupes")
+            return found is not None and bool(found.finished_ms)
+
+        await until(tournament_over, "the tournament's end", timeout=120)
+        reply = await arena.api.GetMatch(api_pb.GetMatchRequest(match_id=ended))
+        record = json.loads(reply.replay_json)
+        assert record["seed"] and record["rounds"][0]["hands"], "after the end, every record is whole"
+        make_game("friday13", **record["params"]).replay(record)
