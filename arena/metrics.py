@@ -79,7 +79,8 @@ REFUSALS = Counter(
     "arena_limit_refusals",
     "Requests refused by a fair-share limit, by limit: sessions_node, sessions_bot, sessions_launch, fds, "
     "web_address, web_total, web_idle (closed before a request came), streams_address, streams_total, "
-    "watch_address, watch_total, wrong_tokens, builtin_busy.",
+    "watch_address, watch_total, wrong_token (each one presented), wrong_tokens_address (an address refused for "
+    "them), builtin_busy.",
     ["limit"],
 )
 WEB_CONNECTIONS = Gauge("arena_web_connections", "Connections the web UI holds open now.", multiprocess_mode="livesum")

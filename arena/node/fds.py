@@ -26,9 +26,10 @@ HEADROOM = 512
 pidfds, the archive's files, logs, the metrics endpoint."""
 REFRESH = 0.25
 """Seconds a count of the open descriptors is trusted before it is counted again."""
-SHARES = {"grpc": 0.5, "unix": 0.2, "web": 0.3}
-"""How the descriptors left for clients are shared out: gRPC on TCP (bots and tools), the Unix
-socket (hosted bots), the web UI. Each is a cap its listener enforces."""
+GRPC_LISTENERS = 2
+"""gRPC on TCP (bots and tools) and on the Unix socket (hosted bots): grpcio caps each alike."""
+WEB_SHARE = 0.3
+"""The web UI's share of the descriptors left for clients; the gRPC listeners share the rest."""
 
 
 @dataclass(frozen=True)
@@ -40,16 +41,15 @@ class FdPlan:
     reserve: int
     """Kept for the node itself: its Redis pools and `HEADROOM`."""
     grpc: int
-    """Connections the gRPC listener on TCP accepts at once (grpc.max_allowed_incoming_connections)."""
-    unix: int
-    """Connections the hosted bots' Unix socket accepts at once."""
+    """Connections each gRPC listener (TCP, the hosted bots' Unix socket) accepts at once
+    (grpc.max_allowed_incoming_connections)."""
     web: int
     """Connections the web UI holds at once."""
 
     def describe(self) -> str:
         return (
             f"file descriptors: {self.limit} (soft limit), {self.reserve} kept for Redis and the node, "
-            f"then at most {self.grpc} gRPC connections, {self.unix} hosted-bot connections and {self.web} web ones"
+            f"then at most {self.grpc} gRPC connections on TCP, as many on the hosted bots' socket, {self.web} web ones"
         )
 
 
@@ -70,8 +70,9 @@ def plan(limit: int, redis_connections: int) -> FdPlan:
     """Share `limit` descriptors out: the node's own first (at least an eighth), then the listeners."""
     reserve = min(limit // 2, max(limit // 8, redis_connections + HEADROOM))
     left = max(0, limit - reserve)
-    grpc, unix, web = (max(16, int(left * SHARES[name])) for name in ("grpc", "unix", "web"))
-    return FdPlan(limit, reserve, grpc, unix, web)
+    web = max(16, int(left * WEB_SHARE))
+    grpc = max(16, (left - web) // GRPC_LISTENERS)
+    return FdPlan(limit, reserve, grpc, web)
 
 
 def open_count() -> int:

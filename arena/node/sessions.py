@@ -87,13 +87,26 @@ class TokenBucket:
         self._stamp = time.monotonic()
 
     def take(self) -> bool:
-        now = time.monotonic()
-        self._level = min(self.burst, self._level + (now - self._stamp) * self.rate)
-        self._stamp = now
+        self._refill()
         if self._level < 1.0:
             return False
         self._level -= 1.0
         return True
+
+    def wait(self) -> float:
+        """Seconds until `take` would succeed (0: now)."""
+        self._refill()
+        return max(0.0, (1.0 - self._level) / self.rate)
+
+    def full(self) -> bool:
+        """Whether the bucket has refilled to its burst: nothing taken recently."""
+        self._refill()
+        return self._level >= self.burst
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self._level = min(self.burst, self._level + (now - self._stamp) * self.rate)
+        self._stamp = now
 
 
 @dataclass(frozen=True)
