@@ -26,6 +26,7 @@ from arena.games import game_names
 from arena.hosted.sandbox import detect
 from arena.match import Clock
 from arena.node import fds, telemetry
+from arena.node.builtin_pool import BuiltinPool, PoolConfig
 from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
@@ -79,6 +80,8 @@ class ServerConfig:
     """Sessions: per node, per bot, per hosted launch; the grace and flood limits."""
     peers: PeerLimits = field(default_factory=PeerLimits)
     """What one client address may do on the gRPC edge: wrong tokens, live watches."""
+    builtin: PoolConfig = field(default_factory=PoolConfig)
+    """The built-in bots' worker processes: how many, and how many seats each holds."""
     web: WebLimits = field(default_factory=WebLimits)
     """What one client address may hold of the web UI: connections and live streams (the total of
     connections is at most the web UI's share of the file descriptors)."""
@@ -144,7 +147,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     log.info("%s", fd_budget.plan.describe())
     sessions = SessionRegistry(config.limits, fds=fd_budget)
     peer_guard = PeerGuard(config.peers)
-    host = MatchHost(store, sessions, config.clock)
+    host = MatchHost(store, sessions, config.clock, BuiltinPool(config.builtin))
     ratings = RatingStore(redis, archive=archive)
     host.ended_hooks.append(lambda record, result: rate(ratings, record.game, result))
     ladder = Ladder(LadderStore(redis), ratings, sessions, host, config.ladder)
