@@ -8,9 +8,9 @@ limits per address what a call can do once it runs: `PeerGuard`, a server interc
 
 On the Unix socket every peer reads "unix:": it is the hosted bots' way in, all of them under the
 node's own sandbox, so an address there names no one. Locking it out after wrong tokens would let
-one hosted bot lock every other one out; so a wrong token there is only answered late
-(`UNIX_WRONG_TOKEN_DELAY`), and a hosted process can hold few calls at once (its open-files limit
-in the sandbox), which bounds how fast it can try.
+one hosted bot lock every other one out; so there wrong tokens are answered one at a time, each
+`UNIX_WRONG_TOKEN_DELAY` late: at most one a second for the whole socket, however many calls a
+hosted process holds, while a right token (every honest launch's) is answered at once.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from arena.node.sessions import TokenBucket
 UNIX = "unix"
 """The address of every peer on the Unix socket."""
 UNIX_WRONG_TOKEN_DELAY = 1.0
-"""Seconds a wrong token on the Unix socket waits for its refusal."""
+"""Seconds a wrong token on the Unix socket waits for its refusal, after the ones before it."""
 REFUSAL_WAIT = 1.0
 """Seconds a refused call that streams its requests is given to deliver its first message (see Connect)."""
 WATCHES = frozenset({"/arena.v1.ArenaService/WatchMatch", "/arena.v1.ArenaService/WatchTournament"})
@@ -137,7 +137,8 @@ class Caller:
         """The call's token was not valid: remember it against the address, or (on the Unix socket) answer late."""
         metrics.REFUSALS.labels("wrong_token").inc()
         if self.address == UNIX:
-            await asyncio.sleep(UNIX_WRONG_TOKEN_DELAY)
+            async with self.guard.unix_wrong_tokens:
+                await asyncio.sleep(UNIX_WRONG_TOKEN_DELAY)
         else:
             self.guard.wrong.failed(self.address)
 
@@ -153,6 +154,8 @@ class PeerGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc's own
         self.limits = limits or PeerLimits()
         self.wrong = WrongTokens(self.limits)
         self.watching = AddressCounts(self.limits.watches_per_address, self.limits.watches)
+        self.unix_wrong_tokens = asyncio.Lock()
+        """Held while a wrong token on the Unix socket waits out its delay: they are answered one at a time."""
 
     async def intercept_service(
         self,
