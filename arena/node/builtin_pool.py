@@ -8,8 +8,8 @@ match beside it from 0.12 s to 73.6 s. Now each built-in seat is given to one wo
 - Workers are spawned as fresh interpreters (`python -m arena.node.builtin_worker`, started by
   CPython's subprocess code as hosted bots are: nothing of the node's gRPC threads is forked, and
   unlike multiprocessing's "spawn" no main module of the node's is imported again), only when a
-  first built-in seat needs one, and at a lower CPU priority (`PoolConfig.nice`), so that the node
-  and the bots people run come first on a busy machine.
+  first built-in seat needs one. Each searches several moves at once, in threads that share its
+  core (`PoolConfig.threads_per_worker`).
 - There are as many as the cores less one (at least one): built-in bots never take every core.
 - Each worker holds at most `PoolConfig.seats_per_worker` seats; past that a seat is refused
   (`PoolBusy`, one line), and a match waits or is handed on as for any bot that has no room.
@@ -59,10 +59,18 @@ class PoolConfig:
 
     workers: int = 0
     """Worker processes; 0: the usable cores less one, at least one."""
-    seats_per_worker: int = 64
-    """Built-in seats (bots of running matches) one worker holds at once; a seat more is refused."""
-    nice: int = 5
-    """How much lower than the node's the workers' CPU priority is (os.nice)."""
+    seats_per_worker: int = 512
+    """Built-in seats (bots of running matches) one worker holds at once; a seat more is refused. A node
+    runs 64 work matches at once by default, each with up to 4 built-in seats (a tournament of them), and
+    more through CreateMatch; a bot of a seat is small."""
+    threads_per_worker: int = 6
+    """Moves a worker searches at once, in threads sharing its core (as the node's default thread pool
+    did before the pool): a Monte Carlo bot's search is bounded by wall time, so several at once keep
+    every match of built-in bots moving instead of queueing whole searches one after another."""
+    nice: int = 0
+    """How much lower than the node's the workers' CPU priority is (os.nice). 0 by default: on a machine
+    shared with other busy processes a lower priority starves the built-in bots, whose search is
+    bounded by wall time (arena.bots.montecarlo), and a tournament of them then crawls."""
 
     def size(self) -> int:
         return self.workers or max(1, usable_cores() - 1)
@@ -97,6 +105,7 @@ class Worker:
 
     number: int
     nice: int
+    threads: int
     seats: dict[int, PoolSeat] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
     writer: asyncio.StreamWriter | None = None
@@ -115,7 +124,12 @@ class Worker:
             mine, theirs = socket.socketpair()
             try:
                 process = subprocess.Popen(
-                    [sys.executable, "-m", builtin_worker.__name__, str(theirs.fileno()), str(self.nice)],
+                    [
+                        sys.executable,
+                        "-m",
+                        builtin_worker.__name__,
+                        *map(str, (theirs.fileno(), self.nice, self.threads)),
+                    ],
                     pass_fds=(theirs.fileno(),),
                     stdin=subprocess.DEVNULL,
                 )
@@ -191,7 +205,9 @@ class BuiltinPool:
 
     def __init__(self, config: PoolConfig | None = None) -> None:
         self.config = config or PoolConfig()
-        self.workers = [Worker(number, self.config.nice) for number in range(self.config.size())]
+        self.workers = [
+            Worker(number, self.config.nice, self.config.threads_per_worker) for number in range(self.config.size())
+        ]
         self._keys = itertools.count(1)
         self.loop = asyncio.get_running_loop()
 

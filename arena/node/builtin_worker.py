@@ -1,9 +1,11 @@
 """A worker process of the built-in bots' pool (arena.node.builtin_pool): it holds the bots of the
 seats given to it and answers their moves, one at a time, outside the node's event loop.
 
-It is started as `python -m arena.node.builtin_worker FD NICE` (FD: its end of a socket pair with
-the node) and imports only the games and the bots, so that it starts fast and holds nothing of the
-node's. Messages are pickles framed by a 4-byte length:
+It is started as `python -m arena.node.builtin_worker FD NICE THREADS` (FD: its end of a socket pair
+with the node) and imports only the games and the bots, so that it starts fast and holds nothing of
+the node's. It answers up to THREADS moves at once, in threads: they share its core (and its GIL),
+each search bounded by its own wall time, so that one match's bots never queue behind another's
+whole searches. Messages are pickles framed by a 4-byte length:
 
 - ("start", key, policy, game, seat, seed): make the bot of seat `key` (a new match's seat, or
   again after this worker was restarted);
@@ -21,6 +23,8 @@ import signal
 import socket
 import struct
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from arena.bots import Bot, StaticTurn, make_bot
@@ -52,14 +56,22 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes | None:
     return bytes(chunks)
 
 
-def serve(sock: socket.socket, nice: int) -> None:
+def serve(sock: socket.socket, nice: int, threads: int) -> None:
     """The worker's life: answer the node until it closes the socket (or dies: the socket closes with it)."""
     # Ctrl-C reaches the whole process group; the node stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(nice)
     bots: dict[int, Bot] = {}
-    with sock:
+    sending = threading.Lock()
+
+    def answer(key: int, seat: int, legal: list[int], observation: Any) -> None:
+        reply = frame(_act(bots.get(key), key, seat, legal, observation))
+        with sending, contextlib.suppress(OSError):
+            sock.sendall(reply)
+
+    # A seat asks one move at a time, so no bot is ever used by two threads at once.
+    with sock, ThreadPoolExecutor(threads, thread_name_prefix="builtin") as pool:
         while (message := read_message(sock)) is not None:
             kind, key = message[0], message[1]
             if kind == "start":
@@ -67,9 +79,10 @@ def serve(sock: socket.socket, nice: int) -> None:
                 bots[key] = make_bot(policy, game, seat, seed=seed)
             elif kind == "act":
                 _, _, seat, legal, observation = message
-                sock.sendall(frame(_act(bots.get(key), key, seat, legal, observation)))
+                pool.submit(answer, key, seat, legal, observation)
             elif kind == "end":
                 bots.pop(key, None)
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _act(bot: Bot | None, key: int, seat: int, legal: list[int], observation: Any) -> tuple[Any, ...]:
@@ -82,8 +95,8 @@ def _act(bot: Bot | None, key: int, seat: int, legal: list[int], observation: An
 
 
 def main(argv: list[str]) -> None:
-    fd, nice = (int(value) for value in argv)
-    serve(socket.socket(fileno=fd), nice)
+    fd, nice, threads = (int(value) for value in argv)
+    serve(socket.socket(fileno=fd), nice, threads)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,11 @@ from typing import Any, NoReturn, TypeVar
 import grpc
 import redis.exceptions
 
-from arena.server.peers import CALLER
+from arena.server.peers import CALLER, METADATA_KEY
 from arena.store import Principal, Store
 
 log = logging.getLogger(__name__)
 
-METADATA_KEY = "authorization"
 SCHEME = "bearer "
 STORE_UNREACHABLE = "the arena's store (Redis) is unreachable; retry in a few seconds"
 FAILED_INTERNALLY = "the arena failed on this call (its log says why); retry, and tell its operator if it persists"

@@ -43,6 +43,7 @@ REFUSAL_WAIT = 1.0
 WATCHES = frozenset({"/arena.v1.ArenaService/WatchMatch", "/arena.v1.ArenaService/WatchTournament"})
 """The long-lived calls anyone may open without a token."""
 METADATA_KEY = "authorization"
+"""The metadata that carries a token (arena.server.auth reads it)."""
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ async def test_a_match_of_sdk_bots_is_not_slowed_by_built_in_monte_carlo_matches
         searching = [await arena.create_match("friday13", ["builtin:mc"] * 4) for _ in range(6)]
         await asyncio.sleep(0.5)  # the workers have started and search
         beside = statistics.median([await honest_match_seconds(arena, honest) for _ in range(3)])
-        # Generous: the workers run at a lower priority, but share the machine's cores.
+        # Generous: the workers leave the node a core of its own, but share the machine's cores.
         assert beside < 5 * alone + 1.0, f"alone {alone:.3f} s, beside builtin:mc {beside:.3f} s"
         assert arena.server.host.builtin.held() > 0, "the Monte Carlo matches still ran beside the honest ones"
         assert len(searching) == 6  # left to the arena's stop: minutes of search on a small machine

@@ -10,17 +10,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import pytest
 from prometheus_client import REGISTRY
 
 from arena.match import Clock
 from arena.web.guard import WebLimits
 from tests.server.conftest import Arena, RawBot, start_arena
 
-pytestmark = pytest.mark.asyncio
+
+def in_a_thread(check: Coroutine[Any, Any, None]) -> None:
+    """Run `check` in an event loop of its own: the browser tests beside these hold this thread's loop."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, check).result()
+
 
 LIMITS = WebLimits(connections_per_address=4, streams_per_address=2, streams=3, head_timeout=0.5, keep_alive=1.0)
 
@@ -84,7 +89,11 @@ async def running_match(arena: Arena) -> tuple[str, RawBot]:
     return match_id, slow
 
 
-async def test_a_connection_that_never_sends_a_request_head_is_closed(redis_url: str) -> None:
+def test_a_connection_that_never_sends_a_request_head_is_closed(redis_url: str) -> None:
+    in_a_thread(_a_connection_that_never_sends_a_request_head_is_closed(redis_url))
+
+
+async def _a_connection_that_never_sends_a_request_head_is_closed(redis_url: str) -> None:
     """21,000 such connections once took a node to its file descriptor limit."""
     async with web_arena(redis_url) as arena:
         before = refusals("web_idle")
@@ -105,7 +114,11 @@ async def test_a_connection_that_never_sends_a_request_head_is_closed(redis_url:
             silent_writer.close()
 
 
-async def test_an_address_holds_its_share_of_connections_and_another_address_gets_in(redis_url: str) -> None:
+def test_an_address_holds_its_share_of_connections_and_another_address_gets_in(redis_url: str) -> None:
+    in_a_thread(_an_address_holds_its_share_of_connections_and_another_address_gets_in(redis_url))
+
+
+async def _an_address_holds_its_share_of_connections_and_another_address_gets_in(redis_url: str) -> None:
     async with web_arena(redis_url, WebLimits(connections_per_address=4)) as arena:
         before = refusals("web_address")
         held = [await open_from(arena, "127.0.0.1") for _ in range(4)]
@@ -134,7 +147,11 @@ async def test_an_address_holds_its_share_of_connections_and_another_address_get
         refused.close()
 
 
-async def test_live_streams_are_capped_per_address_and_in_total_and_share_one_reader(redis_url: str) -> None:
+def test_live_streams_are_capped_per_address_and_in_total_and_share_one_reader(redis_url: str) -> None:
+    in_a_thread(_live_streams_are_capped_per_address_and_in_total_and_share_one_reader(redis_url))
+
+
+async def _live_streams_are_capped_per_address_and_in_total_and_share_one_reader(redis_url: str) -> None:
     """1,000 streams of one match once read it 4,000 times a second, and a match beside them slowed 50-fold."""
     async with web_arena(redis_url) as arena:
         match_id, slow = await running_match(arena)
