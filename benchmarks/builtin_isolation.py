@@ -38,8 +38,8 @@ MATCH_TIMEOUT = 600.0
 
 
 @contextlib.contextmanager
-def server(code: str | None) -> Iterator[str]:
-    """`arena serve` with its code from `code` (None: this checkout); yields HOST:PORT."""
+def server(code: str | None) -> Iterator[tuple[str, str]]:
+    """`arena serve` with its code from `code` (None: this checkout); yields HOST:PORT and its web UI's URL."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
         env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
@@ -56,8 +56,9 @@ def server(code: str | None) -> Iterator[str]:
         if "serving" not in line:
             process.kill()
             raise RuntimeError(f"arena serve did not start: {line}")
+        web = process.stdout.readline().split("web UI on ")[-1].strip()
         try:
-            yield f"127.0.0.1:{port}"
+            yield f"127.0.0.1:{port}", web
         finally:
             process.terminate()
             process.wait(timeout=60)
@@ -79,7 +80,7 @@ def honest_match(api: api_grpc.ArenaServiceStub) -> float:
 
 def measure(code: str | None, matches: int, rounds: int) -> tuple[float, float, float]:
     """Median seconds of an honest match alone and beside the tournament, and the tournament's seconds."""
-    with server(code) as address:
+    with server(code) as (address, _):
         tokens = register_bots(address, HONEST)
         bots = start_bot_processes(address, tokens, max_matches=4)
         try:
