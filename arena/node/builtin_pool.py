@@ -95,8 +95,7 @@ class PoolSeat:
     generation: int = 0
     """The worker's generation its bot was made in (0: not yet)."""
     answer: asyncio.Future[Action] | None = None
-    asking: tuple[Any, ...] | None = None
-    """The "act" message of the move it waits for."""
+    """The move it waits for, while it waits."""
 
 
 @dataclass(eq=False)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,14 +16,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
-from starlette.types import Receive, Scope, Send
 
-from arena import metrics
-from arena.node.clients import AddressCounts, client_address
 from arena.node.fds import FdBudget
 from arena.web import data
 from arena.web.data import MAX_LIMIT, NotFoundError, WebData
-from arena.web.feeds import Ended, Feeds, Read
+from arena.web.feeds import LiveStreams
 from arena.web.guard import Connections, WebLimits, guarded_protocol
 
 STATIC = Path(__file__).parent / "static"
@@ -32,72 +29,12 @@ SHUTDOWN_GRACE = 1
 
 STREAM_INTERVAL = {"match": 0.25, "tournament": 1.0}
 """Seconds between reads of a streamed page's data (once for all its streams): a change is sent within that long."""
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"How many rows, 1 to {MAX_LIMIT}.")]
 
 
 class WebUnavailable(RuntimeError):
     """The web UI cannot listen where it was asked to; the message says where and why."""
-
-
-@dataclass
-class LiveStreams:
-    """The web UI's live pages: one feed per page (`Feeds`), and the streams each client address holds."""
-
-    limits: WebLimits
-    fds: FdBudget | None = None
-    feeds: Feeds = field(default_factory=Feeds)
-    counts: AddressCounts = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.counts = AddressCounts(self.limits.streams_per_address, self.limits.streams)
-
-    def response(self, key: str, read: Read, ended: Ended, interval: float) -> Response:
-        return _LiveResponse(self, key, read, ended, interval)
-
-
-class _LiveResponse(Response):
-    """A Server-Sent Events stream of one page's feed, or, past the caller's share of streams, a one-line refusal."""
-
-    def __init__(self, streams: LiveStreams, key: str, read: Read, ended: Ended, interval: float) -> None:
-        super().__init__(media_type="text/event-stream", headers=STREAM_HEADERS)
-        self.streams, self.key, self.read, self.ended, self.interval = streams, key, read, ended, interval
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        streams = self.streams
-        client = scope.get("client")
-        address = client_address(client[0]) if client else ""
-        refused = _stream_refusal(streams, address)
-        if refused is not None:
-            await refused(scope, receive, send)
-            return
-        feed = streams.feeds.join(self.key, self.read, self.ended, self.interval)
-        metrics.LIVE_STREAMS.labels("sse").inc()
-        try:
-            stream = StreamingResponse(feed.events(), media_type="text/event-stream", headers=STREAM_HEADERS)
-            await stream(scope, receive, send)
-        finally:
-            metrics.LIVE_STREAMS.labels("sse").dec()
-            streams.feeds.leave(feed)
-            streams.counts.give_back(address)
-
-
-def _stream_refusal(streams: LiveStreams, address: str) -> JSONResponse | None:
-    """None when `address` may open one more live stream (it is counted), else the response refusing it."""
-    if streams.fds is not None and streams.fds.short():
-        metrics.REFUSALS.labels("fds").inc()
-        return JSONResponse({"detail": streams.fds.short_text()}, status_code=503, headers={"Retry-After": "5"})
-    full = streams.counts.take(address)
-    if not full:
-        return None
-    metrics.REFUSALS.labels(f"streams_{full}").inc()
-    if full == "address":
-        limit = streams.limits.streams_per_address
-        text = f"your address holds its maximum of {limit} live streams; close a live page, or poll the JSON API"
-        return JSONResponse({"detail": text}, status_code=429, headers={"Retry-After": "5"})
-    text = f"this arena serves its maximum of {streams.limits.streams} live streams; poll the JSON API instead"
-    return JSONResponse({"detail": text}, status_code=503, headers={"Retry-After": "5"})
 
 
 def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:

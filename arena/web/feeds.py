@@ -5,6 +5,7 @@ match: 1,000 open streams of one match were 4,000 reads (and JSON encodings) a s
 node's event loop, and a match beside them slowed from 0.2 s to 11 s. Now a `Feed` reads the page
 every `interval` seconds while anyone listens and keeps the last text; each stream only waits for
 the next change and writes it out. The producer stops when its last listener leaves.
+`LiveStreams` serves the streams, each client address holding a few at most.
 """
 
 from __future__ import annotations
@@ -13,12 +14,22 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
+
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from arena import metrics
+from arena.node.clients import AddressCounts, client_address
+from arena.node.fds import FdBudget
+from arena.web.guard import WebLimits
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT = 15.0
 """Seconds of silence after which a stream sends a comment, so that proxies keep it open."""
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 Read = Callable[[], Awaitable[dict[str, Any]]]
 Ended = Callable[[dict[str, Any]], bool]
@@ -118,3 +129,62 @@ class Feeds:
         for feed in self._feeds.values():
             feed.stop()
         self._feeds.clear()
+
+
+@dataclass
+class LiveStreams:
+    """The web UI's live pages: one feed per page (`Feeds`), and the streams each client address holds."""
+
+    limits: WebLimits
+    fds: FdBudget | None = None
+    feeds: Feeds = field(default_factory=Feeds)
+    counts: AddressCounts = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.counts = AddressCounts(self.limits.streams_per_address, self.limits.streams)
+
+    def response(self, key: str, read: Read, ended: Ended, interval: float) -> Response:
+        return _LiveResponse(self, key, read, ended, interval)
+
+
+class _LiveResponse(Response):
+    """A Server-Sent Events stream of one page's feed, or, past the caller's share of streams, a one-line refusal."""
+
+    def __init__(self, streams: LiveStreams, key: str, read: Read, ended: Ended, interval: float) -> None:
+        super().__init__(media_type="text/event-stream", headers=STREAM_HEADERS)
+        self.streams, self.key, self.read, self.ended, self.interval = streams, key, read, ended, interval
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        streams = self.streams
+        client = scope.get("client")
+        address = client_address(client[0]) if client else ""
+        refused = _stream_refusal(streams, address)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        feed = streams.feeds.join(self.key, self.read, self.ended, self.interval)
+        metrics.LIVE_STREAMS.labels("sse").inc()
+        try:
+            stream = StreamingResponse(feed.events(), media_type="text/event-stream", headers=STREAM_HEADERS)
+            await stream(scope, receive, send)
+        finally:
+            metrics.LIVE_STREAMS.labels("sse").dec()
+            streams.feeds.leave(feed)
+            streams.counts.give_back(address)
+
+
+def _stream_refusal(streams: LiveStreams, address: str) -> JSONResponse | None:
+    """None when `address` may open one more live stream (it is counted), else the response refusing it."""
+    if streams.fds is not None and streams.fds.short():
+        metrics.REFUSALS.labels("fds").inc()
+        return JSONResponse({"detail": streams.fds.short_text()}, status_code=503, headers={"Retry-After": "5"})
+    full = streams.counts.take(address)
+    if not full:
+        return None
+    metrics.REFUSALS.labels(f"streams_{full}").inc()
+    if full == "address":
+        limit = streams.limits.streams_per_address
+        text = f"your address holds its maximum of {limit} live streams; close a live page, or poll the JSON API"
+        return JSONResponse({"detail": text}, status_code=429, headers={"Retry-After": "5"})
+    text = f"this arena serves its maximum of {streams.limits.streams} live streams; poll the JSON API instead"
+    return JSONResponse({"detail": text}, status_code=503, headers={"Retry-After": "5"})
