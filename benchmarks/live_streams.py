@@ -3,7 +3,7 @@
     python benchmarks/live_streams.py [--before DIR] [--streams 1000] [--matches 3]
 
 Starts `arena serve` as benchmarks/builtin_isolation.py does, with three SDK bots and a match that
-stays running (its bot never answers within a two-minute clock), and times honest matches between
+stays running (its bot never answers within an hour's clock), and times honest matches between
 the SDK bots alone, then while this process holds `--streams` Server-Sent Events streams of the
 running match open from one address (127.0.0.1), reading what they send as a browser would. The
 node is as `arena serve` starts it: past an address's share, a stream is refused at once (429),
@@ -30,11 +30,15 @@ from arena.v1 import bot_service_pb2_grpc as bot_grpc
 from arena.v1 import messages_pb2 as pb
 
 
-async def open_streams(web: str, path: str, count: int) -> tuple[list[asyncio.Task[None]], int]:
-    """`count` streams of `path`, each read until it closes; returns their readers and how many were refused."""
+async def open_streams(
+    web: str, path: str, count: int
+) -> tuple[list[tuple[asyncio.StreamWriter, asyncio.Task[None]]], int]:
+    """`count` streams of `path`, each read until it closes; returns them (a stream writer dropped closes its
+    connection) and how many were refused."""
     url = urllib.parse.urlsplit(web)
     assert url.hostname is not None and url.port is not None
-    readers, refused = [], 0
+    readers: list[tuple[asyncio.StreamWriter, asyncio.Task[None]]] = []
+    refused = 0
     for _ in range(count):
         reader, writer = await asyncio.open_connection(url.hostname, url.port)
         writer.write(f"GET {path} HTTP/1.1\r\nhost: arena\r\n\r\n".encode())
@@ -48,11 +52,12 @@ async def open_streams(web: str, path: str, count: int) -> tuple[list[asyncio.Ta
             while await reader.read(65536):
                 pass
 
-        readers.append(asyncio.create_task(drain()))
+        readers.append((writer, asyncio.create_task(drain())))
     return readers, refused
 
 
-async def measure(code: str | None, streams: int, matches: int) -> tuple[float, float, int]:
+async def measure(code: str | None, streams: int, matches: int) -> tuple[float, float, int, int]:
+    """Median seconds of an honest match alone and beside the streams, the streams refused and those still open."""
     with server(code) as (address, web):
         tokens = register_bots(address, [*HONEST, "slow"])
         bots = start_bot_processes(address, {name: tokens[name] for name in HONEST}, max_matches=4)
@@ -66,7 +71,7 @@ async def measure(code: str | None, streams: int, matches: int) -> tuple[float, 
             request = api_pb.CreateMatchRequest(
                 game=pb.GameSpec(game="friday13"),
                 seats=["slow", "builtin:random", "builtin:heuristic"],
-                clock=pb.Clock(per_move_ms=120_000, bank_ms=0),
+                clock=pb.Clock(per_move_ms=3_600_000, bank_ms=0),
             )
             watched = (await api.CreateMatch(request, metadata=bearer(ADMIN))).match_id
             with grpc.insecure_channel(address) as sync_channel:
@@ -75,10 +80,12 @@ async def measure(code: str | None, streams: int, matches: int) -> tuple[float, 
                 alone = statistics.median([await asyncio.to_thread(honest_match, sync_api) for _ in range(matches)])
                 readers, refused = await open_streams(web, f"/api/matches/{watched}/stream", streams)
                 beside = statistics.median([await asyncio.to_thread(honest_match, sync_api) for _ in range(matches)])
-                for reader in readers:
-                    reader.cancel()
-                await asyncio.gather(*readers, return_exceptions=True)
-            return alone, beside, refused
+                open_still = sum(not drain.done() for _, drain in readers)
+                for writer, drain in readers:
+                    writer.close()
+                    drain.cancel()
+                await asyncio.gather(*(drain for _, drain in readers), return_exceptions=True)
+            return alone, beside, refused, open_still
         finally:
             slow.cancel()
             await channel.close()
@@ -97,11 +104,12 @@ def main() -> None:
     runs = ([("before", options.before)] if options.before else []) + [("this checkout", None)]
     print(describe())
     print()
-    print(f"| server code | honest match alone s | beside {options.streams} streams s | ratio | streams refused |")
-    print("|---|---|---|---|---|")
+    head = f"| server code | honest match alone s | beside {options.streams} streams s | ratio | refused | open at the end |"
+    print(head)
+    print("|---|---|---|---|---|---|")
     for label, code in runs:
-        alone, beside, refused = asyncio.run(measure(code, options.streams, options.matches))
-        print(f"| {label} | {alone:.3f} | {beside:.3f} | {beside / alone:.1f}x | {refused} |", flush=True)
+        alone, beside, refused, still = asyncio.run(measure(code, options.streams, options.matches))
+        print(f"| {label} | {alone:.3f} | {beside:.3f} | {beside / alone:.1f}x | {refused} | {still} |", flush=True)
 
 
 if __name__ == "__main__":
