@@ -26,7 +26,8 @@ from arena.games import game_names
 from arena.hosted.sandbox import detect
 from arena.logs import LogFormat
 from arena.match import Clock
-from arena.node import telemetry
+from arena.node import fds, telemetry
+from arena.node.builtin_pool import BuiltinPool, PoolConfig
 from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
@@ -36,14 +37,16 @@ from arena.node.tasks import cancel_and_wait
 from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, new_incarnation, node_name
 from arena.server.health import StoreHealth
+from arena.server.peers import PeerGuard, PeerLimits, server_options
 from arena.server.service import ArenaServicer, BotServicer
 from arena.store import Store, open_redis, sentinel
 from arena.store.archive import Archive
-from arena.store.embedded import CONNECTIONS, blocking_client, redacted
+from arena.store.embedded import BLOCKING_CONNECTIONS, CONNECTIONS, blocking_client, redacted
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
 from arena.web import WebData, WebServer, start_web
+from arena.web.guard import WebLimits
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 log = logging.getLogger(__name__)
@@ -75,6 +78,14 @@ class ServerConfig:
     tls_key: Path | None = None
     clock: Clock = field(default_factory=Clock)
     limits: Limits = field(default_factory=Limits)
+    """Sessions: per node, per bot, per hosted launch; the grace and flood limits."""
+    peers: PeerLimits = field(default_factory=PeerLimits)
+    """What one client address may do on the gRPC edge: wrong tokens, live watches."""
+    builtin: PoolConfig = field(default_factory=PoolConfig)
+    """The built-in bots' worker processes: how many, and how many seats each holds."""
+    web: WebLimits = field(default_factory=WebLimits)
+    """What one client address may hold of the web UI: connections and live streams (the total of
+    connections is at most the web UI's share of the file descriptors)."""
     admin_token: str | None = None
     """The admin token to set (from ARENA_ADMIN_TOKEN); None keeps the stored one or makes one."""
     hosted: HostedConfig = field(default_factory=HostedConfig)
@@ -118,6 +129,10 @@ class RunningServer:
     """Why this node runs no hosted bots ("" when it does)."""
     metrics_port: int | None = None
     """Where this node serves /metrics, if it does."""
+    socket_path: str = ""
+    """The hosted bots' Unix socket."""
+    peer_guard: PeerGuard | None = None
+    """The limits per client address on the gRPC edge, and what they count now."""
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -131,21 +146,23 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     store = Store(redis, blocking_client(redis), archive, sentinel.durability(config.redis_url))
     # Workers leave this to their supervisor: a restarted one would abort the others' running matches.
     new_admin_token = None if config.supervised else await take_over(store, config.admin_token)
-    sessions = SessionRegistry(config.limits)
-    host = MatchHost(store, sessions, config.clock)
+    fd_budget = fds.FdBudget(fds.plan(fds.raise_soft_limit(), config.redis_connections + BLOCKING_CONNECTIONS))
+    log.info("%s", fd_budget.plan.describe())
+    sessions = SessionRegistry(config.limits, fds=fd_budget)
+    peer_guard = PeerGuard(config.peers)
+    host = MatchHost(store, sessions, config.clock, BuiltinPool(config.builtin))
     ratings = RatingStore(redis, archive=archive)
     ladder = Ladder(LadderStore(redis), ratings, sessions, host, config.ladder)
     sessions.on_change = ladder.session_changed
     server = grpc.aio.server(
+        interceptors=[peer_guard],
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
             # Off for a lone node, so that a second server on its port fails instead of silently sharing it.
             ("grpc.so_reuseport", int(config.supervised)),
-            # SDK bots ping every 10 s to find a stopped node (arena.sdk.client.KEEPALIVE): allowed, no faster.
-            ("grpc.http2.min_recv_ping_interval_without_data_ms", 5_000),
-            ("grpc.keepalive_permit_without_calls", 1),
-        ]
+            *server_options(fd_budget.plan),
+        ],
     )
     bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)
     # Hosted bots connect through a Unix socket: their network namespace has no other way out.
@@ -198,7 +215,10 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         if config.metrics_port is not None and not config.supervised:
             endpoint = metrics.serve(config.http_host, config.metrics_port)
         if config.http_port is not None:
-            web = await start_web(WebData(store, ratings, host), config.http_host, config.http_port)
+            web_limits = dataclasses.replace(config.web, connections=min(config.web.connections, fd_budget.plan.web))
+            web = await start_web(
+                WebData(store, ratings, host), config.http_host, config.http_port, web_limits, fd_budget
+            )
         yield RunningServer(
             f"{config.host}:{port}",
             port,
@@ -213,6 +233,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             web,
             hosted.refusal,
             None if endpoint is None else endpoint.server_port,
+            socket_path,
+            peer_guard,
         )
     finally:
         if endpoint is not None:

@@ -75,6 +75,30 @@ SANDBOX_FAILURES = Counter(
     ["reason"],
 )
 
+REFUSALS = Counter(
+    "arena_limit_refusals",
+    "Requests refused by a fair-share limit, by limit: sessions_node, sessions_bot, sessions_launch, fds, "
+    "web_address, web_total, web_idle (closed before a request came), streams_address, streams_total, "
+    "watch_address, watch_total, wrong_token (each one presented), wrong_tokens_address (an address refused for "
+    "them), builtin_busy.",
+    ["limit"],
+)
+WEB_CONNECTIONS = Gauge("arena_web_connections", "Connections the web UI holds open now.", multiprocess_mode="livesum")
+LIVE_STREAMS = Gauge(
+    "arena_live_streams",
+    "Live streams open now: the web UI's Server-Sent Events (sse) and gRPC watches (watch).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+BUILTIN_SEATS = Gauge(
+    "arena_builtin_seats",
+    "Built-in bot seats held by this node's process pool of built-in bots.",
+    multiprocess_mode="livesum",
+)
+BUILTIN_RESTARTS = Counter(
+    "arena_builtin_worker_restarts", "Workers of the built-in bots' process pool that died and were started again."
+)
+
 
 def multiprocess_dir() -> Path | None:
     """Where this process's values go when it is one of several workers; None in a lone process."""

@@ -155,6 +155,26 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     "default: none). With several workers the supervisor serves them, added up.",
 )
 @click.option(
+    "--max-sessions-per-bot",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_MAX_SESSIONS_PER_BOT",
+    help="Sessions one bot's token may hold on this node at once, so that no bot fills it "
+    "(env ARENA_MAX_SESSIONS_PER_BOT; a hosted launch's token holds 2).",
+)
+@click.option(
+    "--builtin-workers",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_BUILTIN_WORKERS",
+    help="Worker processes in which built-in bots think (env ARENA_BUILTIN_WORKERS; 0: the cores less one, "
+    "at least one).",
+)
+@click.option(
     "--event-loop",
     type=click.Choice(["asyncio", "uvloop"]),
     default="asyncio",
@@ -164,6 +184,8 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="The node's event loop: uvloop spends 6-9% less CPU a move (env ARENA_EVENT_LOOP).",
 )
 def serve(
+    max_sessions_per_bot: int,
+    builtin_workers: int,
     event_loop: str,
     metrics_port: int | None,
     retain_days: int,
@@ -202,6 +224,7 @@ def serve(
     from arena.app import serve as serve_node
     from arena.match import Clock
     from arena.metrics import MetricsUnavailable
+    from arena.node.builtin_pool import PoolConfig
     from arena.node.hosted import HostedConfig
     from arena.node.ladder import LadderConfig, LadderError, parse_sizes
     from arena.node.retention import RetentionConfig
@@ -237,7 +260,8 @@ def serve(
                 tls_cert=tls_cert,
                 tls_key=tls_key,
                 clock=Clock(per_move_ms / 1000, bank_ms / 1000),
-                limits=Limits(grace=grace_ms / 1000),
+                limits=Limits(grace=grace_ms / 1000, max_sessions_per_bot=max_sessions_per_bot),
+                builtin=PoolConfig(workers=builtin_workers),
                 hosted=HostedConfig(unsafe_no_sandbox=unsafe_no_sandbox),
                 work=WorkConfig(slots=match_slots, claim_idle=claim_idle_ms / 1000, node=node_name),
                 ladder=ladder,

@@ -11,10 +11,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots import BOTS, make_bot
+from arena.bots import BOTS
 from arena.games import Game, kit_of
 from arena.games.base import Action, State, Termination, seed_commitment
-from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
+from arena.match import Clock, MatchRunner, Seat
+from arena.node.builtin_pool import BuiltinPool, PoolBusy, PooledBotSeat
 from arena.node.relay import RelaySeat, find_sessions
 from arena.node.remote_seat import RemoteSeat
 from arena.node.sessions import Session, SessionRegistry
@@ -46,14 +47,6 @@ class MatchError(ValueError):
 
 class SeatUnavailable(MatchError):
     """A bot of the match is not connected here, or has no free match slot: it may be, later."""
-
-
-class ThreadedBotSeat(BotSeat):
-    """A built-in bot in the server: it thinks in a worker thread, so the sessions keep flowing."""
-
-    async def request(self, move: MoveRequest) -> Action:
-        assert self.bot is not None, "start() comes before request()"
-        return await asyncio.to_thread(self.bot.act, move)
 
 
 @dataclass
@@ -141,10 +134,14 @@ def parse_seed(text: str) -> bytes:
 class MatchHost:
     """Seats the matches this node plays (the work host runs them) and keeps the live ones for watchers."""
 
-    def __init__(self, store: Store, sessions: SessionRegistry, default_clock: Clock) -> None:
+    def __init__(
+        self, store: Store, sessions: SessionRegistry, default_clock: Clock, builtin: BuiltinPool | None = None
+    ) -> None:
         self.store = store
         self.sessions = sessions
         self.default_clock = default_clock
+        self.builtin = builtin or BuiltinPool()
+        """Where built-in bots think: worker processes, never this event loop."""
         self.live: dict[str, LiveMatch] = {}
         self.node = ""
         """This node's name in the work stream (the work host sets it): relayed seats name their host."""
@@ -167,14 +164,20 @@ class MatchHost:
         a bot `pinned` names sits through that session and no other.
         """
         encoder = convert.encoder_for(game)
-        seats = [
-            self._pinned(pinned[name], match_id, game, encoder)
-            if pinned and name in pinned
-            else self._relayed(remote[name], index, game, match_id, encoder)
-            if remote and name in remote and not self.sessions.of_bot(name)
-            else self._seat(name, index, game, match_id, seed, encoder)
-            for index, name in enumerate(seat_names)
-        ]
+        seats: list[Seat] = []
+        try:
+            for index, name in enumerate(seat_names):
+                if pinned and name in pinned:
+                    seats.append(self._pinned(pinned[name], match_id, game, encoder))
+                elif remote and name in remote and not self.sessions.of_bot(name):
+                    seats.append(self._relayed(remote[name], index, game, match_id, encoder))
+                else:
+                    seats.append(self._seat(name, index, game, match_id, seed, encoder))
+        except Exception:
+            for seat in seats:  # all seats or none: built-in ones give their place in the pool back
+                if isinstance(seat, PooledBotSeat):
+                    seat.release()
+            raise
         record = MatchRecord(
             match_id, game.name, game.params(), list(seat_names), now_ms(), tournament_id=tournament_id
         )
@@ -219,7 +222,10 @@ class MatchHost:
             if policy not in BOTS:
                 raise MatchError(f"no built-in bot {name!r}; choose builtin:{', builtin:'.join(BOTS)}")
             bot_seed = int.from_bytes(hashlib.sha256(seed + bytes([index])).digest()[:4], "big")
-            return ThreadedBotSeat(name, lambda g, s: make_bot(policy, g, s, seed=bot_seed))
+            try:
+                return PooledBotSeat(name, self.builtin, self.builtin.claim(policy, game, index, bot_seed))
+            except PoolBusy as busy:
+                raise SeatUnavailable(str(busy)) from None
         sessions = [session for session in self.sessions.of_bot(name) if session.attached and not session.exclusive]
         if not sessions:
             raise SeatUnavailable(f"bot {name!r} is not connected")
@@ -236,6 +242,7 @@ class MatchHost:
         """Stop every running match here: the work host hands their orders on, and a node resumes each."""
         await cancel_and_wait([live.task for live in self.live.values() if live.task is not None], "match host")
         self.live.clear()
+        await self.builtin.close()
 
 
 def summary_to_pb(record: MatchRecord) -> pb.MatchSummary:

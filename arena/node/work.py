@@ -27,6 +27,7 @@ from arena.bots import BOTS
 from arena.games import Game, GameError, make_game
 from arena.games.base import Action, State, Termination
 from arena.match import Clock, SeatLost
+from arena.node.builtin_pool import PooledBotSeat
 from arena.node.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
 from arena.node.relay import Relay, find_sessions
 from arena.node.remote_seat import RemoteSeat
@@ -584,9 +585,12 @@ class WorkHost:
         return bool(elsewhere) and max(elsewhere.values()) > here
 
     def _release(self, live: LiveMatch) -> None:
+        """The match is over here (ended, stopped or handed on): its sessions and built-in bots are free again."""
         for seat in live.runner.seats:
             if isinstance(seat, RemoteSeat):
                 seat.session.matches.discard(live.record.match_id)
+            elif isinstance(seat, PooledBotSeat):
+                seat.release()
 
     def _aborted(self, order: MatchOrder) -> ResultRecord:
         seats = len(order.seats)

@@ -26,6 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.match import Clock
 from arena.node.sessions import Limits
 from arena.server.auth import FAILED_INTERNALLY, STORE_UNREACHABLE
+from arena.server.peers import PeerLimits
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import messages_pb2 as pb
@@ -172,8 +173,14 @@ async def test_a_stream_that_ends_before_its_hello_or_is_cut_short_is_not_ok(are
     assert await call.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
-async def test_a_refused_stream_always_gets_its_own_status(arena: Arena) -> None:
+async def test_a_refused_stream_always_gets_its_own_status(redis_url: str) -> None:
     """The server reads the first message before it refuses a stream: the client's write of it never fails."""
+    # 50 wrong tokens from one address would have it refused for a while (test_peer_limits.py).
+    async with start_arena(redis_url, peers=PeerLimits(wrong_tokens=1000)) as arena:
+        await refused_streams_get_their_status(arena)
+
+
+async def refused_streams_get_their_status(arena: Arena) -> None:
     owner = await arena.owner("alice")
     old = await arena.bot(owner, "alpha")
     await arena.api.RotateBotToken(api_pb.RotateBotTokenRequest(name="alpha"), metadata=bearer(owner))
