@@ -232,7 +232,8 @@ class MatchHost:
         playing = [session for session in sessions if session.plays(game.name)]
         if not playing:
             raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sessions[0].games)})")
-        free = [session for session in playing if session.has_room()]
+        # A session that holds this match already (its host died, and this node resumes it) needs no more room.
+        free = [session for session in playing if session.has_room() or match_id in session.matches]
         if not free:
             raise SeatUnavailable(f"bot {name!r} plays its maximum of {playing[0].max_matches} matches at once")
         session = min(free, key=lambda s: len(s.matches))

@@ -267,7 +267,11 @@ class RelaySeat(Seat):
 class Relay:
     """This node's side: states its sessions in Redis and forwards what other hosts post to them."""
 
-    def __init__(self, redis: Redis, sessions: SessionRegistry, node: str) -> None:
+    def __init__(
+        self, redis: Redis, sessions: SessionRegistry, node: str, playing_here: Callable[[str], bool] = lambda _: False
+    ) -> None:
+        self.playing_here = playing_here
+        """Whether this node plays a match now (its host died and this node resumed it: the seat is its own)."""
         self.relay = RelayStore(redis)
         self.sessions = sessions
         self.node = node
@@ -275,8 +279,8 @@ class Relay:
         self._untrimmed: dict[str, int] = {}
         """Entries delivered from each session's inbox since it was last trimmed."""
         self._answers: set[asyncio.Task[None]] = set()
-        self._posts_seen: dict[tuple[str, str], int] = {}
-        """The last post number delivered per (session, match)."""
+        self._posts_seen: dict[tuple[str, str, str], int] = {}
+        """The last post number delivered per (session, match, host)."""
         self.hosted_elsewhere: dict[tuple[str, str], str] = {}
         """(session, match) -> the node hosting it, for the matches this node's sessions play through the relay."""
         self._stopping = False
@@ -319,9 +323,9 @@ class Relay:
         for (session_id, match_id), host in list(self.hosted_elsewhere.items()):
             if host in dead:
                 del self.hosted_elsewhere[(session_id, match_id)]
-                self._posts_seen.pop((session_id, match_id), None)
+                self._posts_seen.pop((session_id, match_id, host), None)
                 session = self.sessions.by_id.get(session_id)
-                if session is not None:
+                if session is not None and not self.playing_here(match_id):
                     session.matches.discard(match_id)
                     session.started.pop(match_id, None)
                 log.warning(
@@ -364,10 +368,11 @@ class Relay:
 
     def _deliver(self, session_id: str, post: Post) -> None:
         session = self.sessions.by_id.get(session_id)
-        seen = self._posts_seen.get((session_id, post.match_id), 0)
+        # Numbered per host: a node that resumed the match (a new incarnation) numbers its posts from 1 again.
+        seen = self._posts_seen.get((session_id, post.match_id, post.host), 0)
         if post.number <= seen:
             return  # written twice: the host retried a post whose reply it lost
-        self._posts_seen[(session_id, post.match_id)] = post.number
+        self._posts_seen[(session_id, post.match_id, post.host)] = post.number
         if session is None:
             if post.kind is PostKind.REQUEST:
                 self._spawn(self._answer_gone(post, "the bot's session ended"))
@@ -382,7 +387,7 @@ class Relay:
         elif post.kind is PostKind.ERROR:
             session.send(post.message)
         elif post.kind is PostKind.END:
-            self._posts_seen.pop((session_id, post.match_id), None)
+            self._posts_seen.pop((session_id, post.match_id, post.host), None)
             self.hosted_elsewhere.pop((session_id, post.match_id), None)
             session.matches.discard(post.match_id)
             session.started.pop(post.match_id, None)

@@ -270,7 +270,7 @@ class WorkHost:
         # holds nor honours what its predecessor left (its pending orders are claimed as a dead node's).
         self.queue = WorkQueue(store.redis, incarnation_id(self.config.node or node_name(), self.incarnation))
         self.events = EventWriter(self.queue, self.config.flush_interval, self._lost)
-        self.relay = Relay(store.redis, host.sessions, self.queue.consumer)
+        self.relay = Relay(store.redis, host.sessions, self.queue.consumer, lambda match_id: match_id in host.live)
         host.node = self.queue.consumer
         self.result_hooks: list[ResultHook] = []
         self.ratings = RatingStore(store.redis)
