@@ -27,7 +27,7 @@ from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
 from arena.node import submissions
 from arena.node.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
 from arena.node.sessions import Session, SessionRegistry
-from arena.node.submissions import Submitted, ValidationConfig
+from arena.node.submissions import Submitted, UploadLimits, UploadSlots, ValidationConfig
 from arena.node.tasks import cancel_and_wait
 from arena.store import Store
 from arena.store.hosted import HostedRun, HostedStore
@@ -57,6 +57,8 @@ class HostedConfig:
     """The most a launch's token lives; it is deleted when the launch stops."""
     validation: ValidationConfig = field(default_factory=ValidationConfig)
     """The validation match of a new version (SubmitBot on this node)."""
+    uploads: UploadLimits = field(default_factory=UploadLimits)
+    """How many SubmitBot calls (upload, check and validation) run at once on this node."""
 
 
 @dataclass
@@ -102,6 +104,7 @@ class HostedManager:
         self.node = node
         self.launches: dict[str, Launch] = {}
         self._watch: asyncio.Task[None] | None = None
+        self.uploads = UploadSlots(config.uploads)
 
     @property
     def refusal(self) -> str:
@@ -121,11 +124,20 @@ class HostedManager:
             await self._finish(launch, "stopped with the server")
 
     async def submit(self, owner: str, messages: AsyncIterator[api_pb.SubmitBotRequest]) -> Submitted:
-        """SubmitBot: read the upload, check it in the sandbox, store and validate it."""
-        first, package = await submissions.read_upload(messages)
-        return await submissions.submit(
-            self.store, owner, first.name, first.game, first.run, package, self.config.validation, self.sandbox.check
-        )
+        """SubmitBot: take one of the owner's upload slots, read the upload, check it in the sandbox, store and
+        validate it; TooManyUploads at once when the owner (or this node) has no slot free."""
+        async with self.uploads.slot(owner):
+            first, package = await submissions.read_upload(messages)
+            return await submissions.submit(
+                self.store,
+                owner,
+                first.name,
+                first.game,
+                first.run,
+                package,
+                self.config.validation,
+                self.sandbox.check,
+            )
 
     # -- seating ----------------------------------------------------------------------------
 

@@ -7,16 +7,23 @@ runs hosted bots plays it exactly as it will play later. A version that forfeits
 (crashed, disconnected, never answered) or whose match is aborted (never connected) is marked
 failed; one that plays its match through is ok, and the bot's ratings are widened so that they
 find the new version's strength quickly.
+
+Uploads are held in memory (at most 20 MB each) until stored, and each SubmitBot call waits for
+its validation match: so an owner gets a few calls at once on a node, and the node a few more in
+all (`UploadLimits`); beyond them a call is refused at once (RESOURCE_EXHAUSTED), never queued.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import shlex
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from arena import metrics
 from arena.games import game_names, make_game
 from arena.games.base import Termination
 from arena.hosted.package import PackageError, megabytes
@@ -45,6 +52,49 @@ class ValidationConfig:
     timeout: float = 120.0
     """Seconds to wait for the validation match's result before the version counts as failed."""
     poll: float = 0.1
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    per_owner: int = 2
+    """SubmitBot calls of one owner at once on a node (each holds its upload and waits for its validation)."""
+    per_node: int = 4
+    """SubmitBot calls of all owners at once on a node: at most this many uploads (20 MB each) in its memory."""
+
+
+class TooManyUploads(StoreError):
+    """An owner (or the node) already has as many SubmitBot calls running as it may."""
+
+
+class UploadSlots:
+    """The SubmitBot calls running on this node, per owner: each takes a slot or is refused at once."""
+
+    def __init__(self, limits: UploadLimits) -> None:
+        self.limits = limits
+        self.running: Counter[str] = Counter()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, owner: str) -> AsyncIterator[None]:
+        if self.running[owner] >= self.limits.per_owner:
+            metrics.UPLOADS_REFUSED.labels("owner").inc()
+            raise TooManyUploads(
+                f"owner {owner!r} already has {self.running[owner]} submissions running on this node (the most at "
+                "once); wait for one to end"
+            )
+        if self.running.total() >= self.limits.per_node:
+            metrics.UPLOADS_REFUSED.labels("node").inc()
+            raise TooManyUploads(
+                f"this node already runs {self.running.total()} submissions (the most at once); try again shortly"
+            )
+        self.running[owner] += 1
+        metrics.UPLOADS_RUNNING.inc()
+        try:
+            yield
+        finally:
+            metrics.UPLOADS_RUNNING.dec()
+            self.running[owner] -= 1
+            if not self.running[owner]:
+                del self.running[owner]
 
 
 @dataclass(frozen=True)

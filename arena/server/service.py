@@ -456,5 +456,7 @@ async def _store_errors(context: grpc.aio.ServicerContext) -> AsyncIterator[None
         await abort(context, grpc.StatusCode.NOT_FOUND, str(error))
     except NotYourBot as error:
         await abort(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
+    except hosted_api.TooManyUploads as error:
+        await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
     except StoreError as error:
         await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
