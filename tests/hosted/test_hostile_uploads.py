@@ -117,6 +117,7 @@ async def test_hostile_packages_are_refused_without_touching_the_host_or_the_nod
                 f"{name} {peak / 1e6:.1f} MB" for name, peak in peaks.items()))  # fmt: skip
             assert peaks and max(peaks.values()) < PEAK_RSS_BOUND, report
             assert node.leftovers() == [], "the node left files on the host"
+            assert node.log_file.stat().st_size < 100_000, "a refusal is logged in a line, not with the names it read"
             assert isinstance(played, list) and played, played
             assert all(summary.termination == pb.TERMINATION_NORMAL for summary in played), played
             assert errors == [], f"the honest seat was struck: {errors}"
