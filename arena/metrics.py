@@ -74,6 +74,16 @@ SANDBOX_FAILURES = Counter(
     "Hosted bot launches that ended badly: could not start, never connected, or killed for a limit.",
     ["reason"],
 )
+UPLOADS_REFUSED = Counter(
+    "arena_uploads_refused",
+    "SubmitBot calls refused at once because their owner (scope=owner) or the node (scope=node) had as many running as allowed.",
+    ["scope"],
+)
+UPLOADS_RUNNING = Gauge(
+    "arena_uploads_running",
+    "SubmitBot calls this node runs now (upload, check, validation).",
+    multiprocess_mode="livesum",
+)
 
 REFUSALS = Counter(
     "arena_limit_refusals",

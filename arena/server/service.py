@@ -415,10 +415,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             refusal = self.hosted.refusal if self.hosted else "this arena runs no hosted bots"
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, refusal)
         async with _store_errors(context):
-            first, package = await hosted_api.read_upload(request_iterator)
-            done = await hosted_api.submit(
-                self.store, owner.name, first.name, first.game, first.run, package, self.hosted.config.validation
-            )
+            done = await self.hosted.submit(owner.name, request_iterator)
         return api_pb.SubmitBotResponse(version=hosted_api.version_pb(done.version), stderr_tail=done.stderr_tail)
 
     async def GetBotLogs(
@@ -497,5 +494,7 @@ async def _store_errors(context: grpc.aio.ServicerContext) -> AsyncIterator[None
         await abort(context, grpc.StatusCode.NOT_FOUND, str(error))
     except NotYourBot as error:
         await abort(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
+    except hosted_api.TooManyUploads as error:
+        await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
     except StoreError as error:
         await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
