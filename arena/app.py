@@ -23,6 +23,7 @@ from redis.asyncio import Redis
 
 from arena import logs, metrics
 from arena.games import game_names
+from arena.hosted import seccomp
 from arena.hosted.sandbox import detect
 from arena.logs import LogFormat
 from arena.match import Clock
@@ -171,7 +172,12 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
     socket_path = str(socket_dir / "bots.sock")
     server.add_insecure_port(f"unix:{socket_path}")
-    sandbox = await detect(config.hosted.limits, hidden=(config.data_dir, socket_dir))
+    try:
+        system_calls: bytes | None = seccomp.program()
+    except seccomp.SeccompUnavailable as error:
+        system_calls = None
+        log.warning("hosted bots run without a seccomp filter: %s", error)
+    sandbox = await detect(config.hosted.limits, hidden=(config.data_dir, socket_dir), seccomp=system_calls)
     hosted = HostedManager(store, sessions, socket_path, sandbox, config.hosted, config.work.node or node_name())
     if hosted.refusal:
         log.warning("%s", hosted.refusal)

@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import socket
+import sys
 
 from arena.hosted.seccomp import ARCHITECTURES
 
@@ -64,4 +65,4 @@ results = {
 if platform.machine() == "x86_64":
     ctypes.set_errno(0)
     results["x32 getpid"] = ctypes.get_errno() if libc.syscall(ctypes.c_long(39 | 0x40000000)) == -1 else 0
-print(json.dumps(results))
+print(json.dumps(results), file=sys.stderr)  # a hosted bot's stdout goes nowhere; its stderr is read

@@ -8,6 +8,7 @@ filter (EPERM) is checked by the escape suite.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -19,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from arena.hosted import seccomp
+from arena.hosted.package import pack
+from arena.hosted.sandbox import SandboxLimits, detect
 
 PROBE = Path(__file__).with_name("seccomp_probe.py")
 MARKER = 133
@@ -42,7 +45,7 @@ def probe(filtered: bool) -> dict[str, int]:
         env = {**os.environ, "PYTHONPATH": str(Path(seccomp.__file__).parents[2])}
         done = subprocess.run(command, pass_fds=(fd,), capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
-    result: dict[str, int] = json.loads(done.stdout)
+    result: dict[str, int] = json.loads(done.stderr.strip().splitlines()[-1])
     return result
 
 
@@ -77,3 +80,25 @@ def test_an_unknown_architecture_is_one_line() -> None:
         seccomp.SeccompUnavailable, match=r"^no seccomp table for the riscv64 architecture \(only x86_64, aarch64\)$"
     ):
         seccomp.program("riscv64")
+
+
+@pytest.mark.asyncio
+async def test_hosted_bots_run_under_the_filter_and_get_eperm(tmp_path: Path) -> None:
+    """A real launch in the node's sandbox, with the filter the node installs (`arena serve` passes it)."""
+    sandbox = await detect(SandboxLimits(), seccomp=seccomp.program())
+    try:
+        assert sandbox.confined, sandbox.problem
+        (tmp_path / "bot").mkdir()
+        shutil.copy(PROBE, tmp_path / "bot" / "bot.py")
+        started = await sandbox.start(["python", "bot.py"], pack(tmp_path / "bot").data, os.devnull, "")
+        assert started.process.stderr is not None
+        said = (await started.process.stderr.read()).decode()
+        assert await started.process.wait() == 0, said
+        await started.kill()
+    finally:
+        sandbox.close()
+    got = json.loads(said.strip().splitlines()[-1])
+    assert {name: got[name] for name in DENIED + DENIED_FAMILIES} == dict.fromkeys(
+        DENIED + DENIED_FAMILIES, errno.EPERM
+    )
+    assert {name: got[name] for name in ALLOWED} == dict.fromkeys(ALLOWED, 0)
