@@ -148,7 +148,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     # Workers leave this to their supervisor: a restarted one would abort the others' running matches.
     new_admin_token = None if config.supervised else await take_over(store, config.admin_token)
     fd_budget = fds.FdBudget(fds.plan(fds.raise_soft_limit(), config.redis_connections + BLOCKING_CONNECTIONS))
-    log.info("%s", fd_budget.plan.describe())
+    log.debug("%s", fd_budget.plan.describe())
     sessions = SessionRegistry(config.limits, fds=fd_budget)
     peer_guard = PeerGuard(config.peers)
     host = MatchHost(store, sessions, config.clock, BuiltinPool(config.builtin))
