@@ -25,7 +25,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     cls=EnvOption,
     envvar="ARENA_UNSAFE_NO_SANDBOX",
     help="Run hosted bots even where their sandbox cannot be made (not root, no bubblewrap, no user namespaces or "
-    "cgroups): as plain child processes, for bots you trust.",
+    "cgroups): as plain child processes, for bots you trust (env ARENA_UNSAFE_NO_SANDBOX).",
 )
 @click.option(
     "--workers",
