@@ -25,7 +25,7 @@ from tests.server.conftest import Arena, bearer
 
 pytestmark = [
     pytest.mark.asyncio,
-    pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root"),
+    pytest.mark.sandbox,
 ]
 HERE = Path(__file__).resolve().parent
 INODE_CAP = 4096

@@ -28,7 +28,7 @@ from tests.server.conftest import bearer
 
 pytestmark = [
     pytest.mark.asyncio,
-    pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root"),
+    pytest.mark.sandbox,
 ]
 NODE_MEMORY_CAP = 1 << 30
 PEAK_RSS_BOUND = 200 << 20

@@ -25,7 +25,7 @@ from tests.hosted.nodes import node_process
 from tests.hosted.test_host_requirements import PROBE
 from tests.server.conftest import bearer
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root")
+pytestmark = pytest.mark.sandbox
 REPO = Path(__file__).resolve().parents[2]
 
 

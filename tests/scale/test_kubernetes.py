@@ -16,15 +16,12 @@ import yaml
 
 from arena.store import sentinel
 
+pytestmark = pytest.mark.kubectl
+
 
 @pytest.fixture(scope="module")
 def rendered(repo_root: Path) -> dict[str, dict[str, Any]]:
-    kubectl = shutil.which("kubectl")
-    if kubectl is None:
-        message = "kubectl is not installed (Debian package kubernetes-client): deploy/k8s cannot be rendered"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    kubectl = shutil.which("kubectl") or "kubectl"  # the `kubectl` marker skips or fails the tests without it
     done = subprocess.run(
         [kubectl, "kustomize", str(repo_root / "deploy" / "k8s")], capture_output=True, text=True, timeout=120
     )

