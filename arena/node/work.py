@@ -39,7 +39,7 @@ from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
 from arena.store.relay import RemoteSession
 from arena.store.sentinel import replicated
-from arena.store.store import now_ms
+from arena.store.store import BotKind, now_ms
 from arena.store.tournaments import TournamentStore
 from arena.store.work import Delivery, EventBatch, LostOrder, MatchOrder, WorkQueue, new_seed
 
@@ -148,6 +148,9 @@ async def create_match(
     for name in remote:
         games = [set(s.games) for s in here[name]] or ([set(elsewhere[name].games)] if name in elsewhere else [])
         if not games:
+            record = await store.get_bot(name)
+            if record is not None and record.kind == BotKind.HOSTED:
+                continue  # the node that takes the order starts it in the sandbox
             raise SeatUnavailable(f"bot {name!r} is not connected")
         if not any(not played or game.name in played for played in games):
             raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sorted(games[0]))})")
