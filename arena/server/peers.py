@@ -79,7 +79,7 @@ def server_options(fd_plan: FdPlan) -> list[tuple[str, int]]:
         ("grpc.keepalive_time_ms", 60_000),
         ("grpc.keepalive_timeout_ms", 20_000),
         # SDK bots ping every 10 s to find a stopped node (arena.sdk.client.KEEPALIVE): allowed, no faster.
-        ("grpc.http2.min_recv_ping_interval_without_data_ms", 5_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
         ("grpc.keepalive_permit_without_calls", 1),
     ]
 

@@ -190,3 +190,33 @@ async def test_the_grpc_listener_closes_connections_past_its_cap_and_those_that_
             sock.close()
     finally:
         await server.stop(0)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_a_quiet_stream_of_a_client_that_pings_as_often_as_allowed_is_not_cut() -> None:
+    """SDK bots ping every 10 s while they wait for a match (arena.sdk.client.KEEPALIVE); were the node's
+    ping policy not set, gRPC would call that abuse and cut the stream at the third ping. Here a client
+    pings every 6 s (the node allows one per 5 s), so that a refused ping would show within 18 s."""
+    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+    from arena.sdk.client import KEEPALIVE
+
+    server = grpc.aio.server(options=server_options(FdPlan(limit=1024, reserve=512, grpc=16, web=16)))
+    health_pb2_grpc.add_HealthServicer_to_server(health.aio.HealthServicer(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    options = dict(KEEPALIVE)
+    options["grpc.keepalive_time_ms"] = 6_000
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=list(options.items())) as channel:
+            call = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest())
+            first = await call.read()
+            assert first.status == health_pb2.HealthCheckResponse.SERVING
+            quiet = asyncio.ensure_future(call.read())
+            done, _ = await asyncio.wait({quiet}, timeout=20)
+            assert not done, f"the quiet stream ended: {quiet.exception() or quiet.result()}"
+            quiet.cancel()
+            call.cancel()
+    finally:
+        await server.stop(0)
