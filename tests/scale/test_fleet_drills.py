@@ -45,7 +45,7 @@ async def test_a_node_restarted_under_its_own_name_costs_no_forfeit_and_no_abort
         # Each bot connected to one node alone: the victim's come back to it once it is back.
         placed = {"ann": victim.address, "bob": victim.address, "cy": survivor.address, "dan": survivor.address}
         async with bots(placed):
-            await create_tournament(Store(redis), spec, "admin")
+            await create_tournament(Store(redis), spec, "admin", admin=True)
             await matches_done(redis, "restart", spec.total_matches // 3, within=120)
             victim.signal(signal.SIGKILL)
             await asyncio.sleep(3)
@@ -69,7 +69,7 @@ async def test_a_node_paused_past_its_lease_writes_nothing_for_the_matches_it_lo
         # Bots may reach both nodes: a stopped node's streams end by keepalive, and they move on.
         both = f"{paused.address},{living.address}"
         async with bots(dict.fromkeys(("ann", "bob", "cy", "dan"), both)):
-            await create_tournament(Store(redis), spec, "admin")
+            await create_tournament(Store(redis), spec, "admin", admin=True)
             await matches_done(redis, "pause", spec.total_matches // 3, within=120)
             paused.signal(signal.SIGSTOP)
             # Past its lease: the living node claims its orders and plays them on.

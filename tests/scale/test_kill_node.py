@@ -52,7 +52,7 @@ async def test_a_killed_nodes_matches_are_resumed_elsewhere_and_counted_once(red
     with fleet(redis_url, tmp_path) as (victim, survivor):
         both = f"{victim.address},{survivor.address}"
         async with bots(dict.fromkeys(spec.entrants, both)):
-            await create_tournament(store, spec, "admin")
+            await create_tournament(store, spec, "admin", admin=True)
             deadline = time.monotonic() + 120
             interrupted: dict[str, int] = {}
             while not interrupted:

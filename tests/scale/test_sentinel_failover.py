@@ -175,7 +175,7 @@ async def test_a_killed_master_loses_no_rated_result(group: Group, tmp_path: Pat
                 )
                 clients.append(Client(RandomBot, f"127.0.0.1:{port}", bot.token, max_matches=4, backoff=0.05))
         runs += [asyncio.create_task(client.run()) for client in clients]
-        await create_tournament(Store(master), spec, "admin")
+        await create_tournament(Store(master), spec, "admin", admin=True)
         tournaments = TournamentStore(master)
         # Kill the master once a third of the matches are done.
         deadline = time.monotonic() + 120

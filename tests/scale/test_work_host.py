@@ -95,7 +95,7 @@ async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_e
         spec = TournamentSpec(
             "swiss-1", "friday13", entrants, format=TournamentFormat.SWISS, table_size=3, rounds=3, seed="s"
         )
-        await create_tournament(store, spec, "admin")
+        await create_tournament(store, spec, "admin", admin=True)
         tournaments = TournamentStore(store.redis)
         for _ in range(600):
             state = await tournaments.get("swiss-1")
