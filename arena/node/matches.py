@@ -205,13 +205,13 @@ class MatchHost:
             self.sessions.limits.grace,
         )  # fmt: skip
 
-        async def follow(bot: str, match_id: str) -> Seat | RemoteSession | None:
+        async def follow(bot: str, match_id: str, avoid: str) -> Seat | RemoteSession | None:
             here = [s for s in self.sessions.of_bot(bot) if s.attached and not s.exclusive and s.plays(game.name)]
             if here:
                 session = min(here, key=lambda s: len(s.matches))
                 session.seated(match_id)
                 return RemoteSeat(session, match_id, game, encoder)
-            return (await find_sessions(self.store.redis, [bot], self.node, alive=True)).get(bot)
+            return (await find_sessions(self.store.redis, [bot], self.node, alive=True, avoid=avoid)).get(bot)
 
         seat.follow = follow
         return seat

@@ -46,19 +46,27 @@ REFRESH = 2.0
 """Seconds between presence refreshes."""
 FIND_AGAIN = 0.25
 """Seconds between two looks for a bot whose serving node died."""
+STALE = 3 * REFRESH
+"""Seconds without a heartbeat after which a serving node is taken for stopped (three refreshes missed): the
+seats it serves are looked for elsewhere, their clocks standing still. Its heartbeat lapses only later
+(HEARTBEAT_TTL_MS), and a stopped node that beats again serves on."""
+HAND_ON = 0.5
+"""Seconds a serving node must have lived after a request was posted for a silence to be its bot's."""
 NODE_LOST_GRACE = 30.0
 """Seconds at least that a bot whose serving node died has to connect to a living node (the node restarting
 under an orchestrator, the bot's backoff) before its match is aborted; its grace period when longer."""
 
-Follow = Callable[[str, str], Awaitable["Seat | RemoteSession | None"]]
-"""(bot, match id) -> a seat through the bot's session on this node, its session on another living
-node, or None while it has neither."""
+Follow = Callable[[str, str, str], Awaitable["Seat | RemoteSession | None"]]
+"""(bot, match id, a node to leave out) -> a seat through the bot's session on this node, its session on
+another living node, or None while it has neither."""
 
 
-async def find_sessions(redis: Redis, bots: list[str], node: str, alive: bool = False) -> dict[str, RemoteSession]:
-    """For each of `bots` with a session on another node, one such session; with `alive`, only on a node
-    whose heartbeat is current (a dead node's presence lingers until it expires)."""
-    return await RelayStore(redis).sessions_elsewhere(bots, node, alive)
+async def find_sessions(
+    redis: Redis, bots: list[str], node: str, alive: bool = False, avoid: str = ""
+) -> dict[str, RemoteSession]:
+    """For each of `bots` with a session on another node (not `avoid` either), one such session; with `alive`,
+    only on a node that beat within `STALE` seconds (a stopped node's presence and heartbeat linger)."""
+    return await RelayStore(redis).sessions_elsewhere(bots, node, STALE if alive else None, avoid)
 
 
 class RelaySeat(Seat):
@@ -149,11 +157,11 @@ class RelaySeat(Seat):
         asked = loop.time()
         while True:
             left = deadline - loop.time()
-            if left <= 0 and await self._serving():
-                raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
             if left <= 0:
-                # The node serving the bot's session died: not the bot's doing. Its clock stands still from
-                # the moment it was asked until it is found again on a living node, where it is asked anew.
+                # Late, unless its node was not there to hand the request on: then the bot is asked anew where
+                # it is, its clock standing still from the moment it was asked.
+                if await self._had_its_chance(asked, paused):
+                    raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
                 paused(loop.time() - asked)
                 await self._find_again(paused)
                 return await self.request(move)
@@ -163,7 +171,7 @@ class RelaySeat(Seat):
                 f"match {self.match_id}",
                 on_wait=paused,
             )
-            if not entries and not await self._serving():  # a read that waited in vain: is the bot still there?
+            if not entries and await self._stale():  # a read that waited in vain: is the bot's node still there?
                 paused(loop.time() - asked)
                 await self._find_again(paused)
                 return await self.request(move)
@@ -181,10 +189,25 @@ class RelaySeat(Seat):
                 else:
                     return reply.action
 
-    async def _serving(self) -> bool:
-        """Whether the node serving the bot's session still beats."""
-        alive, _ = await patiently(lambda: self.relay.alive([self.remote.node]), "a relayed seat")
-        return bool(alive)
+    async def _stale(self) -> bool:
+        """Whether the node serving the bot's session missed three heartbeats (dead, stopped or starved)."""
+        age, _ = await patiently(lambda: self.relay.beat_age(self.remote.node), "a relayed seat")
+        return age is None or age > STALE
+
+    async def _had_its_chance(self, asked: float, paused: Callable[[float], None]) -> bool:
+        """After a request's deadline: whether the serving node beat after the request was posted (with time to
+        hand it on), so that the silence is the bot's; False when the node went stale first. The time spent
+        waiting for its next heartbeat here does not count against the bot."""
+        loop = asyncio.get_running_loop()
+        while True:
+            age, _ = await patiently(lambda: self.relay.beat_age(self.remote.node), "a relayed seat")
+            if age is None or age > STALE:
+                return False
+            if loop.time() - age > asked + HAND_ON:
+                return True
+            before = loop.time()
+            await asyncio.sleep(FIND_AGAIN)
+            paused(loop.time() - before)
 
     async def _find_again(self, paused: Callable[[float], None]) -> None:
         """Wait for the bot of a seat whose serving node died to connect to a living node (this one or
@@ -194,7 +217,7 @@ class RelaySeat(Seat):
         since = loop.time()
         log.warning("match %s: node %s serving bot %s stopped beating", self.match_id, self.remote.node, self.name)
         while not await self._moved():
-            if await self._serving():
+            if not await self._stale():
                 log.info("match %s: node %s beats again; bot %s is asked there anew", self.match_id, self.remote.node,
                          self.name)  # fmt: skip
                 return  # it was stopped a while, not dead: its session may well still be there
@@ -216,10 +239,9 @@ class RelaySeat(Seat):
         """
         if self.follow is None or self.info is None:
             return False
-        alive, _ = await patiently(lambda: self.relay.alive([self.remote.node]), "a relayed seat")
-        if alive:
+        if not await self._stale():
             return False
-        found = await self.follow(self.name, self.match_id)
+        found = await self.follow(self.name, self.match_id, self.remote.node)
         if isinstance(found, Seat):
             log.info("match %s: bot %s came to this node; its seat plays here now", self.match_id, self.name)
             self.local = found

@@ -530,12 +530,13 @@ class WorkHost:
             remote = None
             if away:
                 remote, _ = await patiently(
-                    lambda: find_sessions(self.store.redis, away, self.consumer),  # noqa: B023
+                    lambda: find_sessions(self.store.redis, away, self.consumer, alive=True),  # noqa: B023
                     f"match {order.match_id}",
                 )
                 if self._better_elsewhere(order, remote):
                     # Its bots are connected elsewhere: back on the stream, for the node where they are.
                     await patiently(lambda: self.queue.give_back(delivery, attempt=False, bounced=True), "an order")
+                    log.info("match %s: handed on, its bots are served by another node", order.match_id)
                     return None
             try:
                 pinned = {}
@@ -551,6 +552,7 @@ class WorkHost:
                     # Half the slots wait for bots already: hand this one on rather than fill them all.
                     await asyncio.sleep(0.5)
                     await self.queue.give_back(delivery, attempt=False)
+                    log.info("match %s: handed on, half this node's slots wait for bots already", order.match_id)
                     return None
                 if asyncio.get_running_loop().time() < deadline:
                     self._seat_waits.add(order.match_id)

@@ -222,6 +222,11 @@ class RelayStore:
         pipe.set(keys.node_alive(node), 1, px=HEARTBEAT_TTL_MS)
         await pipe.execute()
 
+    async def beat_age(self, node: str) -> float | None:
+        """Seconds since `node` last renewed its heartbeat, or None once it lapsed (the node is gone)."""
+        left = int(await self.redis.pttl(keys.node_alive(node)))
+        return None if left < 0 else max(0, HEARTBEAT_TTL_MS - left) / 1000
+
     async def alive(self, nodes: Sequence[str]) -> set[str]:
         """Those of `nodes` whose heartbeat is current."""
         pipe = self.redis.pipeline(transaction=False)
@@ -229,20 +234,29 @@ class RelayStore:
             pipe.exists(keys.node_alive(node))
         return {node for node, beating in zip(nodes, await pipe.execute(), strict=True) if beating}
 
-    async def sessions_elsewhere(self, bots: Iterable[str], node: str, alive: bool = False) -> dict[str, RemoteSession]:
-        """For each of `bots` with a session on a node other than `node`, one such session; with `alive`,
-        only on a node whose heartbeat is current (a dead node's presence lingers until it expires).
-        A presence entry that cannot be read counts as no session."""
+    async def sessions_elsewhere(
+        self, bots: Iterable[str], node: str, fresh: float | None = None, avoid: str = ""
+    ) -> dict[str, RemoteSession]:
+        """For each of `bots` with a session on a node other than `node` (and `avoid`), one such session; with
+        `fresh`, only on a node that renewed its heartbeat within `fresh` seconds (the presence of a dead or
+        stopped node lingers until it expires, its heartbeat until it lapses). A presence entry that cannot
+        be read counts as no session."""
         found: dict[str, RemoteSession] = {}
+        ages: dict[str, float | None] = {}
         for bot in bots:
             entries = await self.redis.hgetall(keys.presence(bot))
             for session_id, entry in sorted(entries.items()):
                 remote = _remote_session(text(session_id), bot, entry)
-                if remote is None or remote.node == node:
+                if remote is None or remote.node in (node, avoid):
                     continue
-                if not alive or await self.alive([remote.node]):
-                    found[bot] = remote
-                    break
+                if fresh is not None:
+                    if remote.node not in ages:
+                        ages[remote.node] = await self.beat_age(remote.node)
+                    age = ages[remote.node]
+                    if age is None or age > fresh:
+                        continue
+                found[bot] = remote
+                break
         return found
 
     # -- posts to session inboxes -----------------------------------------------------------

@@ -13,6 +13,7 @@ from arena.node.relay import Relay
 from arena.node.sessions import Limits, SessionRegistry
 from arena.store import keys
 from arena.store.relay import (
+    HEARTBEAT_TTL_MS,
     INBOX_TTL_MS,
     Answer,
     Gone,
@@ -169,7 +170,10 @@ async def test_presence_names_sessions_on_other_living_nodes_only(redis: Redis) 
     await redis.delete(keys.node_alive("node-b"))  # node-b died: its presence lingers
     found = await store.sessions_elsewhere(["ann", "bob", "cy"], "node-c")
     assert sorted(found) == ["ann", "bob"] and found["ann"].games == ("friday13",) and found["ann"].plays("friday13")
-    assert sorted(await store.sessions_elsewhere(["ann", "bob", "cy"], "node-c", alive=True)) == ["ann"]
+    assert sorted(await store.sessions_elsewhere(["ann", "bob", "cy"], "node-c", fresh=6.0)) == ["ann"]
+    await redis.pexpire(keys.node_alive("node-a"), HEARTBEAT_TTL_MS - 7_000)  # node-a stopped 7 s ago
+    assert await store.sessions_elsewhere(["ann"], "node-c", fresh=6.0) == {}, "a stopped node's bots are not found"
+    assert sorted(await store.sessions_elsewhere(["ann"], "node-c", fresh=8.0)) == ["ann"]
     assert await store.sessions_elsewhere(["ann"], "node-a") == {}, "a node's own sessions are not elsewhere"
     await store.refresh("node-a", {"s-a": "ann"}, [])
     assert await store.sessions_elsewhere(["ann"], "node-c") == {}
