@@ -29,6 +29,7 @@ async def follow(store: Store, record: MatchRecord, poll: float = POLL) -> Async
     encoder = convert.encoder_for(game)
     state: Any = None
     applied = 0
+    shown = False
     while True:
         events = await queue.events(record.match_id)
         ended = await queue.result(record.match_id) is not None
@@ -41,8 +42,10 @@ async def follow(store: Store, record: MatchRecord, poll: float = POLL) -> Async
             seat = state.current_player()
             state.apply(action)
             last_move = f"seat {seat} played {game.action_text(action)}"
-        if last_move or applied == 0 or ended:
+        # The view as it is first, then after each batch of moves: not again at every look while nobody moves.
+        if last_move or not shown or ended:
             yield Update(encoder.encode(state.public_observation()), last_move, ended=ended)
+            shown = True
         applied = len(events.actions)
         if ended:
             return
