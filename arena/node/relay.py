@@ -52,6 +52,9 @@ seats it serves are looked for elsewhere, their clocks standing still. Its heart
 (HEARTBEAT_TTL_MS), and a stopped node that beats again serves on."""
 HAND_ON = 0.5
 """Seconds a serving node must have lived after a request was posted for a silence to be its bot's."""
+LOOK_AHEAD = 0.25
+"""Seconds before a move's deadline (a quarter of a shorter move) that a relayed seat looks whether the bot's
+node was there to hand the request on."""
 NODE_LOST_GRACE = 30.0
 """Seconds at least that a bot whose serving node died has to connect to a living node (the node restarting
 under an orchestrator, the bot's backoff) before its match is aborted; its grace period when longer."""
@@ -147,32 +150,43 @@ class RelaySeat(Seat):
         # Time lost to an unreachable Redis is not the bot's: the move's clock stands still meanwhile.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + move.time_left
+        given = 0.0  # seconds of this request's clock stood still so far
 
         def paused(seconds: float) -> None:
-            nonlocal deadline
+            nonlocal deadline, given
             deadline += seconds
+            given += seconds
             move.pause(seconds)
+
+        def lost_since_asked() -> None:
+            """The whole wait since the request was posted was not the bot's."""
+            paused(max(0.0, loop.time() - asked - given))
 
         await self._post(PostKind.REQUEST, response, paused, ask=self._requests)
         asked = loop.time()
+        # Shortly before the deadline (the runner's too) the seat makes sure the bot's node was there to hand the
+        # request on; else the bot is asked anew where it is. A read that ended at the deadline would be too late.
+        look_ahead = min(LOOK_AHEAD, move.time_left / 4)
+        looked = False
         while True:
             left = deadline - loop.time()
+            if left <= look_ahead and not looked:
+                looked = True
+                if not await self._had_its_chance(asked, paused):
+                    lost_since_asked()
+                    await self._find_again(paused)
+                    return await self.request(move)
+                continue
             if left <= 0:
-                # Late, unless its node was not there to hand the request on: then the bot is asked anew where
-                # it is, its clock standing still from the moment it was asked.
-                if await self._had_its_chance(asked, paused):
-                    raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
-                paused(loop.time() - asked)
-                await self._find_again(paused)
-                return await self.request(move)
-            block = int(min(left, READ_CHUNK) * 1000) + 1
+                raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
+            block = int(min(left - (0.0 if looked else look_ahead), READ_CHUNK) * 1000) + 1
             entries, _ = await patiently(
                 lambda: self.relay.read_replies(self.match_id, self.seat, self._last_reply, block),  # noqa: B023
                 f"match {self.match_id}",
                 on_wait=paused,
             )
             if not entries and await self._stale():  # a read that waited in vain: is the bot's node still there?
-                paused(loop.time() - asked)
+                lost_since_asked()
                 await self._find_again(paused)
                 return await self.request(move)
             for entry in entries:
@@ -195,19 +209,19 @@ class RelaySeat(Seat):
         return age is None or age > STALE
 
     async def _had_its_chance(self, asked: float, paused: Callable[[float], None]) -> bool:
-        """After a request's deadline: whether the serving node beat after the request was posted (with time to
-        hand it on), so that the silence is the bot's; False when the node went stale first. The time spent
-        waiting for its next heartbeat here does not count against the bot."""
+        """Near a request's deadline: whether the serving node beat after the request was posted (with time to
+        hand it on), so that a silence is the bot's; False when the node went stale first. While this waits for
+        the node's next heartbeat the move's clock stands still (stopped ahead of each wait, so that the
+        runner's deadline never passes meanwhile)."""
         loop = asyncio.get_running_loop()
         while True:
-            age, _ = await patiently(lambda: self.relay.beat_age(self.remote.node), "a relayed seat")
+            age, _ = await patiently(lambda: self.relay.beat_age(self.remote.node), "a relayed seat", on_wait=paused)
             if age is None or age > STALE:
                 return False
             if loop.time() - age > asked + HAND_ON:
                 return True
-            before = loop.time()
+            paused(FIND_AGAIN)
             await asyncio.sleep(FIND_AGAIN)
-            paused(loop.time() - before)
 
     async def _find_again(self, paused: Callable[[float], None]) -> None:
         """Wait for the bot of a seat whose serving node died to connect to a living node (this one or

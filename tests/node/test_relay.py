@@ -278,7 +278,7 @@ async def test_seats_that_dead_hosts_held_on_a_serving_node_are_freed_unless_the
 @pytest.fixture
 def looks_often(monkeypatch: pytest.MonkeyPatch) -> None:
     """Relayed seats read their replies in chunks of 0.25 s (not READ_CHUNK's 5 s) and look at the serving
-    node's heartbeat after each, so that they see a lapse within a short move (see the xfail test below)."""
+    node's heartbeat after each, so that they see a lapse within a short move."""
     monkeypatch.setattr(relay_module, "READ_CHUNK", 0.25)
 
 
@@ -424,13 +424,6 @@ async def test_a_relayed_seat_is_lost_when_its_bot_connects_nowhere_within_the_g
         await asyncio.wait_for(asking, ASK + seat.grace + SLACK)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="relay.py RelaySeat.request: the seat looks at the serving node's heartbeat only when a read of "
-    "READ_CHUNK (5 s) ends; a move's last read ends after the runner's own deadline, so a shorter move "
-    "never sees the lapse and the bot is struck (three times: a forfeit no bot caused)",
-)
 async def test_a_serving_node_dying_under_a_short_move_costs_its_bot_no_strike(
     redis: Redis, nodes: Callable[..., RelayNode], host: MatchHost
 ) -> None:
