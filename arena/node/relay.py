@@ -52,6 +52,9 @@ seats it serves are looked for elsewhere, their clocks standing still. Its heart
 (HEARTBEAT_TTL_MS), and a stopped node that beats again serves on."""
 HAND_ON = 0.5
 """Seconds a serving node must have lived after a request was posted for a silence to be its bot's."""
+ENDED_WATCH = 60.0
+"""Seconds a serving node still reads the inbox of a session that ended while it played a match hosted
+elsewhere: a host that posts to it before it learns of the end is answered Gone at once."""
 LOOK_AHEAD = 0.25
 """Seconds before a move's deadline (a quarter of a shorter move) that a relayed seat looks whether the bot's
 node was there to hand the request on."""
@@ -319,6 +322,8 @@ class Relay:
         """The last post number delivered per (session, match, host)."""
         self.hosted_elsewhere: dict[tuple[str, str], str] = {}
         """(session, match) -> the node hosting it, for the matches this node's sessions play through the relay."""
+        self._ended: dict[str, float] = {}
+        """Ended sessions that played matches hosted elsewhere -> when this node saw them end (time.monotonic)."""
         self._stopping = False
 
     async def run(self) -> None:
@@ -370,7 +375,9 @@ class Relay:
 
     async def _read_loop(self) -> None:
         while not self._stopping:
-            after = {session_id: self._last.setdefault(session_id, "0-0") for session_id in list(self.sessions.by_id)}
+            await self._follow_ended()
+            reading = [*self.sessions.by_id, *self._ended]
+            after = {session_id: self._last.setdefault(session_id, "0-0") for session_id in reading}
             if not after:
                 await asyncio.sleep(0.2)
                 continue
@@ -398,9 +405,39 @@ class Relay:
                     log.exception("trimming session inboxes")
                 for session_id in due:
                     del self._untrimmed[session_id]
-            for session_id in set(self._last) - set(self.sessions.by_id):
-                del self._last[session_id]
-                self._untrimmed.pop(session_id, None)
+
+    async def _follow_ended(self) -> None:
+        """Note the sessions that ended since the last read; forget those noted `ENDED_WATCH` seconds ago.
+
+        A session that played matches hosted elsewhere is read on a while: its hosts go on posting to it
+        until they are answered Gone (else each would wait out a move and strike the bot, as often as it
+        takes to forfeit). Its inbox is deleted as it is forgotten (a host's post may have made it again).
+        """
+        now = time.monotonic()
+        relayed = {session_id for session_id, _ in self.hosted_elsewhere}
+        for session_id in set(self._last) - set(self.sessions.by_id) - set(self._ended):
+            if session_id in relayed:
+                self._ended[session_id] = now
+            else:
+                self._forget(session_id)
+        expired = [session_id for session_id, since in self._ended.items() if now - since > ENDED_WATCH]
+        if expired:
+            try:
+                await self.relay.drop_inboxes(expired)
+            except Exception:
+                log.exception("deleting the inboxes of ended sessions")
+                return
+            for session_id in expired:
+                self._forget(session_id)
+
+    def _forget(self, session_id: str) -> None:
+        self._ended.pop(session_id, None)
+        self._last.pop(session_id, None)
+        self._untrimmed.pop(session_id, None)
+        for session_and_match in [key for key in self.hosted_elsewhere if key[0] == session_id]:
+            del self.hosted_elsewhere[session_and_match]
+        for seen in [key for key in self._posts_seen if key[0] == session_id]:
+            del self._posts_seen[seen]
 
     def _deliver(self, session_id: str, post: Post) -> None:
         session = self.sessions.by_id.get(session_id)

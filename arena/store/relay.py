@@ -222,6 +222,10 @@ class RelayStore:
         pipe.set(keys.node_alive(node), 1, px=HEARTBEAT_TTL_MS)
         await pipe.execute()
 
+    async def drop_inboxes(self, session_ids: Iterable[str]) -> None:
+        """Delete the inboxes of ended sessions."""
+        await self.redis.delete(*(keys.session_inbox(session_id) for session_id in session_ids))
+
     async def beat_age(self, node: str) -> float | None:
         """Seconds since `node` last renewed its heartbeat, or None once it lapsed (the node is gone)."""
         left = int(await self.redis.pttl(keys.node_alive(node)))

@@ -442,15 +442,8 @@ async def test_a_serving_node_dying_under_a_short_move_costs_its_bot_no_strike(
     assert result.seat_records[0].strikes == 0, result.seat_records[0].errors
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=SeatTimeout,
-    reason="relay.py Relay._read_loop reads only the inboxes of live sessions, so the `session is None` "
-    "branch of Relay._deliver (a Gone reply) is reached only in a race: the host waits out the move and "
-    "strikes the bot instead (a local RemoteSeat raises SeatGone at once)",
-)
 async def test_a_request_to_a_session_that_ended_on_a_living_node_is_answered_gone_at_once(
-    redis: Redis, nodes: Callable[..., RelayNode]
+    redis: Redis, nodes: Callable[..., RelayNode], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     serving = nodes("node-b#1")
     bot = serving.connect("ann")
@@ -458,11 +451,17 @@ async def test_a_request_to_a_session_that_ended_on_a_living_node_is_answered_go
     seat = seat_of(redis, await remote_of(redis, "ann"))
     await seat.start(info())
     await bot.received_kind("match_started")
+    monkeypatch.setattr(relay_module, "ENDED_WATCH", 3.0)
     serving.registry.expire(bot.session)  # its grace ran out between two of the match's requests
 
-    async def forgotten() -> bool:  # the serving node's reads no longer name the session
-        return bot.session.id not in serving.relay._last
+    async def unlisted() -> bool:  # the serving node stated the end: no host finds the session any more
+        return not await redis.hexists(keys.presence("ann"), bot.session.id)
 
-    await until(forgotten, "the serving node stops reading the ended session's inbox", timeout=SLACK)
-    with pytest.raises(SeatGone):
+    await until(unlisted, "the serving node drops the ended session's presence", timeout=SLACK)
+    with pytest.raises(SeatGone, match="the bot's session ended"):
         await asyncio.wait_for(seat.request(move(time_left=1.0)), SLACK)
+
+    async def inbox_gone() -> bool:  # after the watch, the inbox the host's request made again is deleted
+        return not await redis.exists(keys.session_inbox(bot.session.id))
+
+    await until(inbox_gone, "the ended session's inbox is deleted after the watch", timeout=3.0 + SLACK)
