@@ -41,7 +41,8 @@ echo "== mypy"
 mypy
 echo "== pytest"
 status=0
-python -m pytest "$@" || status=$?
+# Both tiers: the fast one a developer's `pytest` runs, and the slow one it leaves out.
+python -m pytest -m "slow or not slow" --durations=25 "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: the suite is broken or everything was deselected" >&2
   exit 1

@@ -53,6 +53,21 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{need}: needs {what}")
 
 
+SLOW_FOLDERS = ("scale", "chaos", "kits")
+"""Folders of the slow tier besides the tests marked `slow` or `browser`: fleet and fault drills with real
+processes, and the starter kits' builds. A developer's `pytest` leaves the tier out (pyproject.toml's
+addopts); scripts/test.sh, CI's command, runs it too."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        folder = item.path.relative_to(tests).parts[0]
+        if folder in SLOW_FOLDERS or item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """In CI, stop before the first test when a tool that a selected test needs is missing: one line."""
     if not os.environ.get("CI"):
