@@ -106,7 +106,7 @@ def faults_of(record: Mapping[str, Any]) -> tuple[list[Fault], list[Fault]]:
 
 
 def describe(fault: Fault, *, forfeit: bool) -> str:
-    """One line in plain words: 'seat 2 (dora) forfeited at move 37: its process crashed: exited with code 1'."""
+    """One line in plain words: 'seat 2 (dora) forfeited at move 37: crashed: exited with code 1'."""
     who = f"seat {fault.seat} ({fault.bot})" if fault.bot else f"seat {fault.seat}"
     when = f" at move {fault.move}" if fault.move >= 0 else ""
     what = _WORDS.get(fault.kind, str(fault.kind))
@@ -122,9 +122,9 @@ _WORDS = {
     FaultKind.ILLEGAL: "illegal action",
     FaultKind.ERROR: "no usable answer",
     FaultKind.STRIKES: "three strikes",
-    FaultKind.DISCONNECTED: "disconnected past its grace period",
-    FaultKind.CRASHED: "its process ended",
-    FaultKind.LIMIT: "a sandbox limit was hit",
+    FaultKind.DISCONNECTED: "disconnected",
+    FaultKind.CRASHED: "crashed",
+    FaultKind.LIMIT: "sandbox limit",
     FaultKind.UNKNOWN: "no reason recorded",
 }
 

@@ -182,7 +182,7 @@ class MatchRunner:
         if record.strikes >= MAX_STRIKES:
             mine = [fault for fault in self._faults if fault.seat == seat]
             detail = ", ".join(f"{fault.kind} at move {fault.move}" for fault in mine)
-            self._forfeit(seat, FaultKind.STRIKES, f"{MAX_STRIKES} strikes: {detail}")
+            self._forfeit(seat, FaultKind.STRIKES, detail)
         try:
             await self.seats[seat].reject(move, message)
         except SeatGone as gone:

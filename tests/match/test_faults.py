@@ -62,7 +62,7 @@ def test_illegal_actions_are_strikes_naming_the_action_and_the_third_forfeits_wi
             "seat": 1,
             "bot": "cheat",
             "kind": "strikes",
-            "detail": "3 strikes: " + ", ".join(f"illegal at move {entry['move']}" for entry in strikes),
+            "detail": ", ".join(f"illegal at move {entry['move']}" for entry in strikes),
             "move": strikes[-1]["move"],
         }
     ]
