@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,14 +77,21 @@ def match_create(
 @connection_options()
 @json_option
 def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
-    """A match's summary: seats, scores, ranks, how it ended."""
+    """A match's summary: seats, scores, ranks, how it ended, and why each forfeit and strike happened."""
+    from arena.match.faults import explain, faults_of
     from arena.v1 import arena_service_pb2 as api_pb
     from arena.v1 import messages_pb2 as pb
 
     reply = call(connection, lambda arena: arena.get_match(api_pb.GetMatchRequest(match_id=match_id)))
     summary = reply.match
+    record = json.loads(reply.replay_json) if reply.replay_json else {}
     if as_json:
-        print_json(to_dict(summary))
+        shown = to_dict(summary)
+        if record:
+            forfeits, strikes = faults_of(record)
+            shown["forfeits"] = [fault.to_json() for fault in forfeits]
+            shown["strikes"] = [fault.to_json() for fault in strikes]
+        print_json(shown)
         return
     ended = pb.Termination.Name(summary.termination).removeprefix("TERMINATION_").lower()
     view = table(
@@ -98,6 +106,20 @@ def match_show(match_id: str, connection: Connection, as_json: bool) -> None:
         view.add_row(str(seat), name, score, rank)
     console().print(view)
     print(f"started {when(summary.started_ms, 'second')}, ended {when(summary.ended_ms, 'second')}")
+    width = console().width
+    faults = explain(record)
+    if faults:
+        print("forfeits and strikes:")
+    for line in faults:
+        # Whole names and details, wrapped under their line rather than cut (the tables' rule too).
+        print(textwrap.fill(line, width, initial_indent="  ", subsequent_indent="    ", break_long_words=False))
+    said = sorted({seat for _, seat, _ in record.get("debug", ())})
+    if said:
+        seats = ", ".join(
+            f"{seat} ({summary.seats[seat]})" if seat < len(summary.seats) else str(seat) for seat in said
+        )
+        note = f"debug output: {len(record['debug'])} texts of seat {seats} (arena match export {match_id})"
+        print(textwrap.fill(note, width, subsequent_indent="  ", break_long_words=False))
 
 
 @match.command("export")

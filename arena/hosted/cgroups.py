@@ -106,6 +106,15 @@ class Group:
             self._file("cpu.cfs_quota_us").write_text(str(quota))
         self._file("pids.max").write_text(str(limits.processes))
 
+    def limit_events(self) -> dict[str, int]:
+        """How often the group hit its limits, where the kernel tells (read before `kill` removes it):
+        "memory", processes the OOM killer ended (v1 `memory.oom_control`, v2 `memory.events`), and
+        "pids", forks and threads refused at pids.max (`pids.events`). A file that cannot be read counts 0."""
+        return {
+            "memory": _counter(self._file("memory.events" if self.unified else "memory.oom_control"), "oom_kill"),
+            "pids": _counter(self._file("pids.events"), "max"),
+        }
+
     def pids(self) -> list[int]:
         try:
             return [int(line) for line in self.procs_files[0].read_text().split()]
@@ -136,6 +145,19 @@ class Group:
                     break
                 except OSError:
                     await asyncio.sleep(0.01)
+
+
+def _counter(path: Path, name: str) -> int:
+    """The counter `name` of a cgroup file of "name value" lines; 0 when it is not there."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return 0
+    for line in lines:
+        key, _, value = line.partition(" ")
+        if key == name and value.strip().isdigit():
+            return int(value)
+    return 0
 
 
 def find(root: Path = ROOT) -> tuple[Cgroups | None, str]:

@@ -8,6 +8,8 @@ from functools import cached_property
 from typing import Any
 
 from arena.games.base import State, Termination, ranks_from_scores
+from arena.match.debug import DebugEntry
+from arena.match.faults import Fault
 
 
 @dataclass
@@ -35,15 +37,30 @@ class MatchResult:
     state: State[Any]
     clock: dict[str, Any] | None = None
     """Per move, how long a timed seat thought and its bank left, and the strikes (`MatchRunner`)."""
+    forfeits: tuple[Fault, ...] = ()
+    """Why each forfeited seat forfeited, in the order they did."""
+    strikes: tuple[Fault, ...] = ()
+    """Every strike, in the order they came."""
+    debug: tuple[DebugEntry, ...] = ()
+    """The bots' debug texts, as (move, seat, text), bounded (`arena.match.debug`)."""
 
     @cached_property
     def record(self) -> dict[str, Any]:
-        """The `arena-replay/1` record, built on first use (it re-plays the match)."""
+        """The `arena-replay/1` record, built on first use (it re-plays the match).
+
+        "forfeits", "strikes" and "debug" are there only when they hold something: a record without
+        them had none (or was made before they existed), so that clean matches cost nothing more."""
         record = self.state.record(self.seats, self.termination)
         record["ranks"] = list(self.ranks)
         record["forfeited"] = list(self.forfeited)
         if self.clock is not None:
             record["clock"] = self.clock
+        if self.forfeits:
+            record["forfeits"] = [fault.to_json() for fault in self.forfeits]
+        if self.strikes:
+            record["strikes"] = [fault.to_json() for fault in self.strikes]
+        if self.debug:
+            record["debug"] = [list(entry) for entry in self.debug]
         return record
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from arena import metrics
 from arena.games.base import Action, Game, State, Termination, seed_commitment
+from arena.match.debug import DebugLog
+from arena.match.faults import Fault, FaultKind
 from arena.match.results import MatchResult, SeatRecord, final_ranks
 from arena.match.seats import (
     Clock,
@@ -35,6 +37,8 @@ __all__ = ["MAX_STRIKES", "MatchResult", "MatchRunner", "MoveListener", "SeatRec
 
 MoveListener = Callable[[int, Action, State[Any]], Awaitable[None]]
 """Called after every move with (seat, action, state): event streams and live watchers."""
+DebugListener = Callable[[int, int, str], None]
+"""Called with (move, seat, text) for every debug text kept, as it comes: the bot's owner watches it live."""
 
 
 class MatchRunner:
@@ -49,6 +53,7 @@ class MatchRunner:
         match_id: str = "",
         clock: Clock | None = None,
         on_move: MoveListener | None = None,
+        on_debug: DebugListener | None = None,
     ) -> None:
         if len(seats) != game.players:
             raise ValueError(f"{game.name} with {game.players} players needs {game.players} seats, not {len(seats)}")
@@ -58,6 +63,7 @@ class MatchRunner:
         self.match_id = match_id
         self.clock = clock or Clock()
         self.on_move = on_move
+        self.on_debug = on_debug
         self.sealed = False
         """The seed is not told at the end (MatchEnded): the same deal is still to be played at other tables."""
         self.state: State[Any] = game.new_match(seed)
@@ -68,6 +74,11 @@ class MatchRunner:
         self._timing: list[tuple[int, int] | None] = []
         self._moved: tuple[int, int] | None = None
         self._strikes: list[tuple[int, int, str]] = []
+        # Why seats lost, for the record: every strike and forfeit with its kind, detail and move.
+        self._faults: list[Fault] = []
+        self._forfeits: list[Fault] = []
+        self.debug = DebugLog(len(seats))
+        """The bots' debug texts so far (never shown to the other seats while the match runs)."""
         # The metrics' series of this game, looked up once rather than at every move.
         self._moves = metrics.MOVES.labels(game.name)
         self._answered = metrics.MOVE_SECONDS.labels(game.name)
@@ -124,44 +135,68 @@ class MatchRunner:
             record.bank = 0.0
             self._answered.observe(move.time_left)  # at least that long: the latency an operator sees
             self._moved = (round(move.time_left * 1000), 0)
-            return await self._strike(seat, move, f"no answer within {move.time_left:.3f} s", "late")
+            waited = round(move.time_left * 1000)
+            return await self._strike(
+                seat, move, f"no answer within {move.time_left:.3f} s", FaultKind.LATE, f"no answer within {waited} ms"
+            )
         except SeatGone as gone:
-            self._forfeit(seat, str(gone))
+            self._forfeit(seat, gone.kind, str(gone))
             return state.default_action()
         except SeatFailure as failure:
-            return await self._strike(seat, move, str(failure), "error")
+            return await self._strike(seat, move, str(failure), FaultKind.ERROR, str(failure))
         elapsed = time.perf_counter() - started - move.paused
         record.thinking += elapsed
         record.bank = max(0.0, record.bank - max(0.0, elapsed - self.clock.per_move))
         self._answered.observe(elapsed)
         self._moved = (round(elapsed * 1000), round(record.bank * 1000))
+        if move.debug:
+            # Kept for a late-judged illegal answer too: it may say why the bot chose it.
+            kept = self.debug.add(len(self._timing), seat, move.debug)
+            if kept and self.on_debug is not None:
+                self.on_debug(len(self._timing), seat, kept)
         if action not in move.legal_actions:
             why = state.why_illegal(action) or "not among the legal actions sent"
-            return await self._strike(seat, move, f"illegal action: {why}", "illegal")
+            return await self._strike(
+                seat, move, f"illegal action: {why}", FaultKind.ILLEGAL, self._illegal(action, why)
+            )
         return action
 
-    async def _strike(self, seat: int, move: MoveRequest, reason: str, kind: str) -> Action:
-        """A strike for `reason`; `kind` (late, illegal or error) is the metrics' label."""
-        metrics.STRIKES.labels(self.game.name, kind).inc()
+    def _illegal(self, action: Action, why: str) -> str:
+        """An illegal action in the record's words: its text and id, and why it is illegal."""
+        try:
+            return f"{self.game.action_text(action)} (id {action}): {why}"
+        except (LookupError, ValueError):  # no action has that id (GameError is a ValueError); `why` says so
+            return why
+
+    async def _strike(self, seat: int, move: MoveRequest, reason: str, kind: FaultKind, detail: str) -> Action:
+        """A strike for `reason` (the bot is told it); `kind` is the record's word and the metrics' label."""
+        metrics.STRIKES.labels(self.game.name, str(kind)).inc()
         record = self.records[seat]
         record.strikes += 1
         default = self.state.default_action()
         message = f"strike {record.strikes} of {MAX_STRIKES}: {reason}; played {self.game.action_text(default)} for you"
         record.errors.append(message)
-        self._strikes.append((len(self._timing), seat, message))
+        index = len(self._timing)
+        self._strikes.append((index, seat, message))
+        self._faults.append(Fault(seat, self.seats[seat].name, kind, detail, index))
         if record.strikes >= MAX_STRIKES:
-            self._forfeit(seat, f"{MAX_STRIKES} strikes")
+            mine = [fault for fault in self._faults if fault.seat == seat]
+            detail = ", ".join(f"{fault.kind} at move {fault.move}" for fault in mine)
+            self._forfeit(seat, FaultKind.STRIKES, detail)
         try:
             await self.seats[seat].reject(move, message)
-        except SeatFailure:
-            self._forfeit(seat, "gone")
+        except SeatGone as gone:
+            self._forfeit(seat, gone.kind, str(gone))
+        except SeatFailure as failure:
+            self._forfeit(seat, FaultKind.DISCONNECTED, f"could not be told of its strike: {failure}")
         return default
 
-    def _forfeit(self, seat: int, why: str) -> None:
+    def _forfeit(self, seat: int, kind: FaultKind, detail: str) -> None:
         record = self.records[seat]
         if not record.forfeited:
             record.forfeited = True
-            record.errors.append(f"forfeited: {why}")
+            record.errors.append(f"forfeited: {detail}")
+            self._forfeits.append(Fault(seat, self.seats[seat].name, kind, detail, len(self._timing)))
 
     async def _finish(self) -> MatchResult:
         outcome = self.state.outcome()
@@ -182,6 +217,9 @@ class MatchRunner:
             seat_records=tuple(self.records),
             state=self.state,
             clock=self._clock_record(),
+            forfeits=tuple(self._forfeits),
+            strikes=tuple(self._faults),
+            debug=tuple(self.debug.entries),
         )
 
     def _clock_record(self) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from arena.bots.base import Bot
 from arena.games.base import Action, Game, State, Termination
+from arena.match.faults import FaultKind
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,17 @@ class MatchInfo:
 class MoveRequest:
     """A request to one seat to move; `observation` is computed on first use."""
 
-    __slots__ = ("_observation", "_state", "extend", "legal_actions", "paused", "request_id", "seat", "time_left")
+    __slots__ = (
+        "_observation",
+        "_state",
+        "debug",
+        "extend",
+        "legal_actions",
+        "paused",
+        "request_id",
+        "seat",
+        "time_left",
+    )
 
     def __init__(self, request_id: int, state: State[Any], seat: int, time_left: float) -> None:
         self.request_id = request_id
@@ -46,6 +57,8 @@ class MoveRequest:
         """Seconds of this move's clock that stood still (see `pause`)."""
         self.extend: Callable[[float], None] | None = None
         """Set by the runner: moves this answer's deadline later."""
+        self.debug = ""
+        """Set by the seat with its answer: the bot's debug text for this move (`Action.debug`), if any."""
         self._state = state
         self._observation: Any = None
 
@@ -83,7 +96,14 @@ class SeatTimeout(SeatFailure):
 
 
 class SeatGone(SeatFailure):
-    """The player behind the seat left and did not come back within the grace period."""
+    """The player behind the seat left and did not come back within the grace period, or its process ended.
+
+    `kind` says which for the record: disconnected, crashed (a hosted bot's process ended), or limit
+    (it hit a limit of its sandbox); the message is the detail."""
+
+    def __init__(self, detail: str, kind: FaultKind = FaultKind.DISCONNECTED) -> None:
+        super().__init__(detail)
+        self.kind = kind
 
 
 class SeatLost(Exception):

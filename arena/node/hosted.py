@@ -6,9 +6,11 @@ bot's run command in the sandbox with ARENA_SERVER pointing at the node's Unix s
 sandbox's first process unpacks the package (the node never does) and then becomes the bot.
 The process is an ordinary SDK bot: it connects, says Hello, and the host seats its session
 like any other. A watch loop then follows every launch: a process that exits forfeits
-its seats at once (its session is closed without the grace period), one that never connects or
-never gets a match is stopped, and one whose matches all ended is killed with everything it
-started. The end of its stderr is stored as a run, for its owner.
+its seats at once (its session is closed without the grace period, and each forfeit says how the
+process ended: its exit code or signal, or the sandbox limit it hit where the node can tell), one
+that never connects or never gets a match is stopped, and one whose matches all ended is killed
+with everything it started. The end of its stderr is stored as a run, for its owner, with the
+matches it played: `match_runs` finds the runs of a bot in one match.
 """
 
 from __future__ import annotations
@@ -18,20 +20,23 @@ import contextlib
 import logging
 import secrets
 import shlex
+import signal
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena import metrics
 from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
+from arena.match.faults import FaultKind
+from arena.match.seats import SeatGone
 from arena.node import submissions
 from arena.node.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
 from arena.node.sessions import Session, SessionRegistry
 from arena.node.submissions import Submitted, UploadLimits, UploadSlots, ValidationConfig
 from arena.node.tasks import cancel_and_wait
 from arena.store import Store
-from arena.store.hosted import HostedRun, HostedStore
-from arena.store.store import BotKind, now_ms
+from arena.store.hosted import HostedRun, HostedStore, NotYourBot
+from arena.store.store import BotKind, NotFound, Principal, now_ms
 from arena.v1 import arena_service_pb2 as api_pb
 
 log = logging.getLogger(__name__)
@@ -281,29 +286,111 @@ class HostedManager:
         if launch.ending:
             return
         launch.ending = ending
-        failure = _failure(launch.sandboxed.process.returncode, launch.session is None)
+        code = launch.sandboxed.process.returncode
+        group = launch.sandboxed.group
+        events = group.limit_events() if group is not None else {}  # before the kill, which removes the group
+        failure = _failure(code, launch.session is None)
         if failure:
             metrics.SANDBOX_FAILURES.labels(failure).inc()
         await launch.sandboxed.kill()
         if launch.reader is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(launch.reader, 2.0)
+        # Only a process that ended by itself is judged (`code` was read before the kill), on all its stderr.
+        lost = lost_process(code, events, launch.stderr, self.sandbox.limits)
+        if lost is not None and lost.kind is FaultKind.LIMIT:
+            launch.ending = str(lost)
+        elif lost is None and (hit := limits_hit(events, launch.stderr, self.sandbox.limits)):
+            launch.ending = f"{ending}; it had hit the {hit}"  # stopped by the node, but its owner should know
         if launch.session is not None:
             launch.matches |= launch.session.played
             if not launch.session.gone:
-                self.sessions.expire(launch.session)
+                self.sessions.expire(launch.session, lost)
         self.launches.pop(launch.id, None)
         self.sessions.exclusive_launches.discard(launch.id)
         stderr = launch.stderr.decode(errors="replace")
         run = HostedRun(
-            launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), ending, stderr, self.node
+            launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), launch.ending, stderr, self.node
         )
         try:
             await self.hosted.drop_token(launch.token)
             await self.hosted.add_run(launch.bot, run)
         except Exception:
             log.exception("storing the run of hosted bot %s", launch.bot)
-        log.info("hosted bot %s (launch %s): %s", launch.bot, launch.id, ending)
+        log.info("hosted bot %s (launch %s): %s", launch.bot, launch.id, launch.ending)
+
+
+async def match_runs(store: Store, caller: Principal, bot: str, match_id: str) -> list[HostedRun]:
+    """The runs of hosted bot `bot` that played match `match_id` (its stderr for that match), newest first,
+    for the bot's owner or an admin; NotFound for an unknown bot, NotYourBot for anyone else.
+
+    Without gRPC, for the web layer as for the API: `caller` is whoever presented a valid token (or cookie)."""
+    record = await store.get_bot(bot)
+    if record is None:
+        raise NotFound(f"no bot named {bot!r}")
+    if caller.kind != "admin" and record.owner != caller.name:
+        raise NotYourBot(f"bot {bot!r} belongs to another owner; only its owner and admins see its logs")
+    return await HostedStore(store.redis).runs_of_match(bot, match_id)
+
+
+OUT_OF_MEMORY = ("MemoryError", "std::bad_alloc", "OutOfMemoryError", "heap out of memory", "out of memory")
+"""What the end of a process's stderr says when an allocation failed at its address space limit (an rlimit,
+which the kernel reports to no one but the process)."""
+NO_PROCESS = ("Resource temporarily unavailable",)
+"""... when a fork or a new thread was refused: the processes rlimit (the same number as pids.max) is checked
+first, so the cgroup's own count stays 0."""
+NO_SPACE = ("No space left on device", "Disk quota exceeded")
+FILE_TOO_LARGE = ("File too large",)
+STDERR_LOOKED_AT = 4096
+"""How much of the end of stderr is searched for those words."""
+
+
+def lost_process(
+    code: int | None, events: Mapping[str, int], stderr: bytes | bytearray, limits: SandboxLimits
+) -> SeatGone | None:
+    """How a hosted process that ended by itself (`code`, from the process) lost its seats: a sandbox limit where
+    the node can tell (its cgroup's `events`, the signal, the end of its `stderr`), else a crash; None while it runs.
+    """
+    if code is None:
+        return None
+    ended = f"exited with code {code}" if code >= 0 else f"killed by signal {_signal_name(-code)}"
+    if code == -signal.SIGXCPU:
+        return SeatGone(f"CPU time limit of {limits.cpu_seconds} s a process hit ({ended})", FaultKind.LIMIT)
+    if code == -signal.SIGXFSZ:
+        return SeatGone(f"file size limit of {limits.file_bytes >> 20} MiB hit ({ended})", FaultKind.LIMIT)
+    # A process that exited with 0 ended as it meant to, whatever its stderr says.
+    hit = limits_hit(events, stderr if code else b"", limits)
+    return SeatGone(f"{hit} ({ended})", FaultKind.LIMIT) if hit else SeatGone(ended, FaultKind.CRASHED)
+
+
+def limits_hit(events: Mapping[str, int], stderr: bytes | bytearray, limits: SandboxLimits) -> str:
+    """The sandbox limits a launch hit, in words ("" for none): from its cgroup's `events`, else from what the
+    end of its `stderr` says."""
+    tail = bytes(stderr[-STDERR_LOOKED_AT:]).decode(errors="replace")
+    said = " as its stderr says"
+    if events.get("memory"):
+        return (
+            f"memory limit of {limits.memory_bytes >> 20} MiB hit: the kernel's OOM killer ended "
+            f"{events['memory']} of its processes"
+        )
+    if events.get("pids"):
+        return f"process limit of {limits.processes} hit: {events['pids']} forks or threads refused"
+    if any(words in tail for words in NO_PROCESS):
+        return f"process limit of {limits.processes} hit: a fork or a thread was refused,{said}"
+    if any(words in tail for words in OUT_OF_MEMORY):
+        return f"memory limit of {limits.memory_bytes >> 20} MiB a process hit: an allocation failed,{said}"
+    if any(words in tail for words in NO_SPACE):
+        return f"disk limit of {limits.disk_bytes >> 20} MiB (/bot and /tmp together) hit,{said}"
+    if any(words in tail for words in FILE_TOO_LARGE):
+        return f"file size limit of {limits.file_bytes >> 20} MiB hit,{said}"
+    return ""
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} ({number})"
+    except ValueError:
+        return str(number)
 
 
 def _failure(code: int | None, never_connected: bool) -> str:

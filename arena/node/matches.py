@@ -21,6 +21,7 @@ from arena.node.remote_seat import RemoteSeat
 from arena.node.sessions import Session, SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.store import MatchRecord, Store
+from arena.store.debug import LiveDebug
 from arena.store.relay import RemoteSession
 from arena.store.store import now_ms
 from arena.v1 import arena_service_pb2 as api_pb
@@ -108,9 +109,10 @@ class LiveMatch:
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A replay record without what is hidden while the match runs: the seed, and what the game's kit
-    names in its rounds (hands, dummy, draw pile)."""
-    shown = {key: value for key, value in record.items() if key != "seed"}
+    """A replay record without what is hidden while the match runs: the seed, the bots' debug texts
+    (each bot's owner alone sees them then), and what the game's kit names in its rounds (hands,
+    dummy, draw pile)."""
+    shown = {key: value for key, value in record.items() if key not in ("seed", "debug")}
     if "rounds" in record:
         hidden = kit_of(record["game"]).hidden_record_keys
         shown["rounds"] = [
@@ -182,6 +184,7 @@ class MatchHost:
             match_id, game.name, game.params(), list(seat_names), now_ms(), tournament_id=tournament_id
         )
         runner = MatchRunner(game, seats, seed, match_id=match_id, clock=clock or self.default_clock)
+        runner.on_debug = LiveDebug(self.store.redis, match_id).add  # the bots' owners follow their texts live
         live = LiveMatch(record, game, runner, encoder)
         runner.on_move = live.on_move
         for seat in seats:

@@ -22,6 +22,8 @@ from redis.asyncio import Redis
 
 from arena.games.base import Action, Game
 from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatLost, SeatTimeout
+from arena.match.debug import cut as cut_debug
+from arena.match.faults import FaultKind
 from arena.node.remote_seat import legal_actions_of
 from arena.node.sessions import SessionRegistry
 from arena.store.embedded import READ_CHUNK
@@ -202,8 +204,9 @@ class RelaySeat(Seat):
                 elif reply.ask != self._requests:
                     continue  # the answer to an earlier, late request
                 elif isinstance(reply, Gone):
-                    raise SeatGone(reply.why)
+                    raise SeatGone(reply.why, reply.kind)
                 else:
+                    move.debug = reply.debug
                     return reply.action
 
     async def _stale(self) -> bool:
@@ -481,21 +484,22 @@ class Relay:
         try:
             pending = session.request(request.match_id, post.message, time_left)
         except SeatGone as gone:
-            await self._answer_gone(post, str(gone))
+            await self._answer_gone(post, str(gone), gone.kind)
             return
         try:
             action = await asyncio.wait_for(pending.answer, time_left + 1.0)
         except SeatGone as gone:
-            await self._answer_gone(post, str(gone))
+            await self._answer_gone(post, str(gone), gone.kind)
             return
         except TimeoutError:
             return
         finally:
             session.pending.pop(request.request_id, None)
-        # A reply written twice is harmless: the host takes the first answer to its request.
-        answer = Answer(post.ask, action)
+        # A reply written twice is harmless: the host takes the first answer to its request. The debug
+        # text is cut to a move's limit here already, so that no more of it than the host keeps crosses Redis.
+        answer = Answer(post.ask, action, cut_debug(pending.debug))
         await patiently(lambda: self.relay.reply(post.match_id, post.seat, answer), f"an answer of {session.bot}")
 
-    async def _answer_gone(self, post: Post, why: str) -> None:
+    async def _answer_gone(self, post: Post, why: str, kind: FaultKind = FaultKind.DISCONNECTED) -> None:
         with contextlib.suppress(Exception):
-            await self.relay.reply(post.match_id, post.seat, Gone(post.ask, why))
+            await self.relay.reply(post.match_id, post.seat, Gone(post.ask, why, kind))

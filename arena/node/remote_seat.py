@@ -53,6 +53,7 @@ class RemoteSeat(Seat):
         finally:
             self.session.pending.pop(message.request_id, None)
         self._answered = True
+        move.debug = pending.debug
         return action
 
     async def reject(self, move: MoveRequest, reason: str) -> None:

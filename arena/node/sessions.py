@@ -126,6 +126,8 @@ class Pending:
     deadline: float
     """time.monotonic() at which the answer is late."""
     answer: asyncio.Future[int]
+    debug: str = ""
+    """The answer's debug text (`Action.debug`), set with the answer."""
 
 
 class Session:
@@ -160,6 +162,8 @@ class Session:
         self._wake = asyncio.Event()
         self._grace: asyncio.TimerHandle | None = None
         self._request_ids = 0
+        self.ended: SeatGone | None = None
+        """Why the session ended, as its seats' forfeits tell it (set by `close`)."""
 
     def __repr__(self) -> str:
         return f"Session({self.id}, bot={self.bot!r}, matches={len(self.matches)}, pending={len(self.pending)})"
@@ -213,6 +217,8 @@ class Session:
     def request(self, match_id: str, response: bot_pb.ConnectResponse, time_left: float) -> Pending:
         """Send an ActionRequest (its request id is set here) and return what awaits the answer."""
         if self.gone:
+            if self.ended is not None:
+                raise SeatGone(str(self.ended), self.ended.kind)
             raise SeatGone(f"the session of {self.bot} is gone")
         self._request_ids += 1
         message = response.action_request
@@ -251,6 +257,7 @@ class Session:
                 action.request_id,
             )
             return
+        pending.debug = action.debug
         pending.answer.set_result(action.action_id)
 
     def is_answer(self, message: Any) -> bool:
@@ -294,15 +301,19 @@ class Session:
         self._wake.set()
         self._grace = asyncio.get_running_loop().call_later(self.limits.grace, on_expiry, self)
 
-    def close(self) -> None:
-        """The session is over: its pending requests fail with SeatGone, nothing more is sent."""
+    def close(self, why: SeatGone | None = None) -> None:
+        """The session is over: its pending requests fail with SeatGone (`why`, else a lost stream), nothing
+        more is sent."""
         self.gone = True
         self.stream = 0
+        self.ended = why or SeatGone(
+            f"its stream was lost and it did not resume within the grace period of {self.limits.grace:g} s"
+        )
         if self._grace is not None:
             self._grace.cancel()
         for pending in self.pending.values():
             if not pending.answer.done():
-                pending.answer.set_exception(SeatGone(f"{self.bot} lost its stream and did not resume in time"))
+                pending.answer.set_exception(SeatGone(str(self.ended), self.ended.kind))
         self._outbox.clear()
         self._wake.set()
 
@@ -354,8 +365,9 @@ class SessionRegistry:
             metrics.REFUSALS.labels(refusal.kind).inc()
             raise refusal
 
-    def expire(self, session: Session) -> None:
-        session.close()
+    def expire(self, session: Session, why: SeatGone | None = None) -> None:
+        """End `session` (`why` tells its seats why; by default a lost stream)."""
+        session.close(why)
         self.by_id.pop(session.id, None)
         of_bot = self._by_bot.get(session.bot)
         if of_bot is not None:

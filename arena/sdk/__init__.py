@@ -10,9 +10,11 @@
         run(FirstBot)   # --server HOST:PORT --token T
 
 `turn.observation` is the engine's own observation type (e.g. `CardObservation`), so the
-policies of arena.bots work unchanged; `BuiltinBot` wraps one of them by name.
+policies of arena.bots work unchanged; `BuiltinBot` wraps one of them by name. `turn.debug(text)`
+says something about the move, kept in the replay record (never shown to the other seats while
+the match runs).
 """
 
-from arena.sdk.client import Bot, BotRejected, BuiltinBot, Client, Match, Turn, run
+from arena.sdk.client import Bot, BotGaveUp, BotRejected, BuiltinBot, Client, Match, Turn, run
 
-__all__ = ["Bot", "BotRejected", "BuiltinBot", "Client", "Match", "Turn", "run"]
+__all__ = ["Bot", "BotGaveUp", "BotRejected", "BuiltinBot", "Client", "Match", "Turn", "run"]

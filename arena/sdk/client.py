@@ -2,7 +2,9 @@
 
 The client keeps one session with the arena and plays every match the arena seats the bot in,
 one `Bot` instance per match. It reconnects by itself after a lost stream, resuming its session
-(and so its matches) with exponential backoff.
+(and so its matches) with exponential backoff, and says what it does in one line each (to
+stderr: a hosted bot's run log keeps them): connected, every attempt to reconnect and why, and
+giving up after `max_attempts` attempts or `give_up_after` seconds without a Welcome.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import logging
 import os
 import random
 import sys
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +27,7 @@ import grpc
 from arena.bots import make_bot
 from arena.bots.base import Bot as Policy
 from arena.games.base import Action
+from arena.match.debug import cut
 from arena.match.seats import MatchInfo
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
@@ -56,6 +60,18 @@ class BotRejected(RuntimeError):
     """The arena refused the bot (bad token, bad Hello); the message says why."""
 
 
+class BotGaveUp(RuntimeError):
+    """No Welcome came within the client's limits (attempts, seconds); the message says what was tried."""
+
+
+class NoWelcome(Exception):
+    """An attempt that got no Welcome within `Client.connect_timeout` (a host that swallows packets)."""
+
+
+def say_to_stderr(line: str) -> None:
+    print(f"arena-sdk: {line}", file=sys.stderr, flush=True)
+
+
 Match = MatchInfo
 """A match the bot sits in, as MatchStarted announced it: the runner's own MatchInfo."""
 
@@ -63,7 +79,7 @@ Match = MatchInfo
 class Turn:
     """One ActionRequest. Satisfies arena.bots' `Turn`, so built-in policies can answer it."""
 
-    __slots__ = ("_observation", "legal_actions", "match", "message", "request_id", "time_left")
+    __slots__ = ("_debug", "_observation", "legal_actions", "match", "message", "request_id", "time_left")
 
     def __init__(self, match: Match, message: bot_pb.ActionRequest) -> None:
         self.match = match
@@ -73,6 +89,7 @@ class Turn:
         self.time_left: float = message.time_left_ms / 1000
         """Seconds until the answer is late."""
         self._observation: Any = None
+        self._debug: list[str] = []
 
     @property
     def seat(self) -> int:
@@ -89,6 +106,18 @@ class Turn:
 
     def action_text(self, action: Action) -> str:
         return self.match.game.action_text(action)
+
+    def debug(self, text: str) -> None:
+        """Say something about this move (why this action, an evaluation): it goes with the answer and is
+        kept in the replay record at this move, shown to the bot's owner while the match runs and to
+        everyone after it; never to the other seats. Several calls make several lines; the arena keeps
+        at most 1 KiB a move and 64 KiB a match (more is cut and ends with "…[cut]")."""
+        self._debug.append(text)
+
+    @property
+    def debug_text(self) -> str:
+        """What `debug` was told for this move, as the Action carries it (cut to 1 KiB here already)."""
+        return cut("\n".join(self._debug))
 
 
 class Bot(ABC):
@@ -137,6 +166,14 @@ class Client:
     """Stop after this many matches ended; None plays on until stopped."""
     backoff: float = 0.1
     max_backoff: float = 5.0
+    max_attempts: int = 20
+    """Attempts in a row without a Welcome after which the bot gives up (0: no limit)."""
+    give_up_after: float = 120.0
+    """Seconds without a Welcome (from the start, or from losing the stream) after which it gives up (0: no limit)."""
+    connect_timeout: float = 10.0
+    """Seconds an attempt may take from dialling to the Welcome (the server itself waits 10 s for the Hello)."""
+    say: Callable[[str], None] = field(default_factory=lambda: say_to_stderr)
+    """Where the client's lines go: connected, reconnecting and why, giving up."""
     session_id: str = ""
     bots: dict[str, Bot] = field(default_factory=dict)
     ended: list[bot_pb.MatchEnded] = field(default_factory=list)
@@ -145,6 +182,8 @@ class Client:
     _call: Any = None
     _turn: int = 0
     """Which of the comma-separated addresses in `server` the next connection dials."""
+    _welcomes: int = 0
+    _dialled: str = ""
 
     @property
     def addresses(self) -> list[str]:
@@ -157,34 +196,51 @@ class Client:
             self._call.cancel()
 
     async def run(self) -> None:
-        """Play until stopped; reconnect with backoff; raise BotRejected when the arena refuses the bot."""
+        """Play until stopped; reconnect with backoff, saying why; raise BotRejected when the arena refuses the bot,
+        BotGaveUp when no Welcome came within the limits (`max_attempts`, `give_up_after`)."""
         delay = self.backoff
+        attempts = 0
+        since = time.monotonic()
         while not self._stop.is_set():
+            welcomes = self._welcomes
             try:
                 await self._session()
-                delay = self.backoff
+                why = "the server ended the stream"
             except grpc.aio.AioRpcError as error:
                 if error.code() in FATAL:
                     raise BotRejected(f"the arena refused the bot: {error.details()}") from None
-                self._turn += 1
-                log.info(
-                    "stream lost (%s: %s); reconnecting to %s in %.1f s",
-                    error.code().name,
-                    error.details(),
-                    self.addresses[self._turn % len(self.addresses)],
-                    delay,
-                )
+                why = _why(error)
+            except NoWelcome as error:
+                why = str(error)
             if self._stop.is_set():
                 return
+            if self._welcomes != welcomes:  # it had a session: count again from now
+                attempts, since, delay = 0, time.monotonic(), self.backoff
+                what = f"lost the stream to {self._dialled}: {why}"
+            else:
+                what = f"cannot connect to {self._dialled}: {why}"
+            attempts += 1
+            waited = time.monotonic() - since
+            if (self.max_attempts and attempts >= self.max_attempts) or (
+                self.give_up_after and waited >= self.give_up_after
+            ):
+                raise BotGaveUp(
+                    f"giving up after {attempts} attempts in {waited:.0f} s without a Welcome ({what}); "
+                    "check the server's address and that the arena is running"
+                )
+            self._turn += 1
+            limit = f" of {self.max_attempts}" if self.max_attempts else ""
+            self.say(f"{what}; retrying at {self._address()} in {delay:.1f} s (attempt {attempts + 1}{limit})")
             await asyncio.sleep(delay)
             delay = min(self.max_backoff, delay * 2)
 
     async def _session(self) -> None:
         options = [("grpc.max_receive_message_length", 16 << 20), *KEEPALIVE]
+        self._dialled = address = self._address()
         if self.credentials is not None:
-            channel = grpc.aio.secure_channel(self._address(), self.credentials, options=options)
+            channel = grpc.aio.secure_channel(address, self.credentials, options=options)
         else:
-            channel = grpc.aio.insecure_channel(self._address(), options=options)
+            channel = grpc.aio.insecure_channel(address, options=options)
         async with channel:
             stub = bot_grpc.BotServiceStub(channel)
             call = stub.Connect(metadata=(("authorization", f"Bearer {self.token}"),))
@@ -195,27 +251,35 @@ class Client:
                 resume_session_id=self.session_id,
                 client=CLIENT_NAME,
             )
-            await call.write(bot_pb.ConnectRequest(hello=hello))
             self._call = call
-            # Answers go out from their own task, in order, while the next requests are read: the reads
-            # do not wait for each write to complete, and gRPC's completions can reach the loop together.
-            outbox: asyncio.Queue[bot_pb.ConnectRequest] = asyncio.Queue()
-            writer = asyncio.create_task(self._write(call, outbox))
+            writer: asyncio.Task[None] | None = None
             try:
-                while True:
-                    message = await call.read()
-                    if message is grpc.aio.EOF:
-                        return
+                try:
+                    # The Hello and the first reply within the timeout: a host that swallows packets costs
+                    # seconds, not the minutes a TCP connect may wait.
+                    async with asyncio.timeout(self.connect_timeout):
+                        await call.write(bot_pb.ConnectRequest(hello=hello))
+                        message = await call.read()
+                except TimeoutError:
+                    call.cancel()
+                    raise NoWelcome(f"no Welcome within {self.connect_timeout:g} s") from None
+                # Answers go out from their own task, in order, while the next requests are read: the reads
+                # do not wait for each write to complete, and gRPC's completions can reach the loop together.
+                outbox: asyncio.Queue[bot_pb.ConnectRequest] = asyncio.Queue()
+                writer = asyncio.create_task(self._write(call, outbox))
+                while message is not grpc.aio.EOF:
                     reply = self._handle(message)
                     if reply is not None:
                         outbox.put_nowait(reply)
+                    message = await call.read()
             except asyncio.CancelledError:
                 if self._stop.is_set():
                     return
                 raise
             finally:
                 self._call = None
-                writer.cancel()
+                if writer is not None:
+                    writer.cancel()
 
     @staticmethod
     async def _write(call: Any, outbox: asyncio.Queue[bot_pb.ConnectRequest]) -> None:
@@ -249,7 +313,9 @@ class Client:
                 log.exception("the bot failed in match %s; playing its first legal action", request.match_id)
                 action = turn.legal_actions[0]
             return bot_pb.ConnectRequest(
-                action=bot_pb.Action(match_id=request.match_id, request_id=request.request_id, action_id=action)
+                action=bot_pb.Action(
+                    match_id=request.match_id, request_id=request.request_id, action_id=action, debug=turn.debug_text
+                )
             )
         if kind == "match_started":
             started = message.match_started
@@ -275,8 +341,10 @@ class Client:
             if message.welcome.session_id != self.session_id:
                 self.bots.clear()
             self.session_id = message.welcome.session_id
+            self._welcomes += 1
             self.welcomed.set()
-            log.info("session %s (resumed: %s)", self.session_id, message.welcome.resumed)
+            again = ", resumed" if message.welcome.resumed else ""
+            self.say(f"connected to {self._dialled} as {message.welcome.bot_name}, session {self.session_id}{again}")
         elif kind == "error":
             error = message.error
             bot = self.bots.get(error.match_id)
@@ -285,6 +353,15 @@ class Client:
             else:
                 log.warning("arena error %s: %s", bot_pb.ErrorCode.Name(error.code), error.message)
         return None
+
+
+def _why(error: grpc.aio.AioRpcError) -> str:
+    """A failed attempt's reason in a few words: gRPC's "failed to connect to all addresses; last error: ...:
+    Connection refused" says its cause last."""
+    details = " ".join((error.details() or "").split())
+    if details.startswith("failed to connect"):
+        details = details.rsplit(": ", 1)[-1].lower()
+    return f"{details} ({error.code().name})" if details else error.code().name
 
 
 def run_loop(main: Coroutine[Any, Any, None]) -> None:
@@ -315,12 +392,29 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "") -> argp
     parser.add_argument("--matches", type=int, default=None, help="stop after this many matches ended")
     parser.add_argument("--tls", action="store_true", help="connect with TLS")
     parser.add_argument("--ca-cert", help="PEM file of the CA that signed the server's certificate (implies --tls)")
+    parser.add_argument(
+        "--max-attempts",
+        type=int,
+        default=20,
+        help="give up after this many attempts in a row without a Welcome (0: never; default 20)",
+    )
+    parser.add_argument(
+        "--give-up-after",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="give up after this long without a Welcome (0: never; default 120)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log every session event")
     options = parser.parse_args(argv)
     if not options.token:
         parser.error("give the bot's token with --token or the environment variable ARENA_TOKEN")
     if options.max_matches < 1:
         parser.error("--max-matches must be at least 1")
+    if options.max_attempts < 0:
+        parser.error("--max-attempts must be 0 (never give up) or more")
+    if not 0 <= options.give_up_after < float("inf"):
+        parser.error("--give-up-after must be 0 (never give up) or a number of seconds")
     return options
 
 
@@ -341,11 +435,16 @@ def run(bot_class: Callable[[Match], Bot], argv: Sequence[str] | None = None) ->
         ladder=options.ladder,
         credentials=credentials,
         matches=options.matches,
+        max_attempts=options.max_attempts,
+        give_up_after=options.give_up_after,
     )
     try:
         run_loop(client.run())
     except BotRejected as rejected:
         print(f"{sys.argv[0]}: {rejected}", file=sys.stderr)
         sys.exit(2)
+    except BotGaveUp as gave_up:
+        say_to_stderr(str(gave_up))
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)

@@ -36,7 +36,7 @@ from arena.node.sessions import Hangup, Session, SessionRegistry, SessionsFull
 from arena.node.work import create_match
 from arena.ratings import RatingError, RatingModel
 from arena.server import ladder_pb
-from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, require, with_article
+from arena.server.auth import Refusal, abort, bearer_token, failure, guard_rpcs, identify, require, with_article
 from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import CorruptReplay, MatchRecord, NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
@@ -275,15 +275,38 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
     async def GetMatch(
         self, request: api_pb.GetMatchRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.GetMatchResponse:
+        owner = await self._owner(context)
         live = self.host.live.get(request.match_id)
         if live is not None:
-            return api_pb.GetMatchResponse(
-                match=summary_to_pb(live.record), replay_json=json.dumps(live.public_record())
-            )
+            shown = live.public_record()
+            mine = await self._seats_of(owner, live.record.seats)
+            if mine:  # the caller owns bots in it: what they said so far (their debug output), theirs alone
+                shown["debug"] = [list(entry) for entry in live.runner.debug.entries if entry[1] in mine]
+            return api_pb.GetMatchResponse(match=summary_to_pb(live.record), replay_json=json.dumps(shown))
         record, replay = await self._stored_match(request.match_id, context)
         if replay is not None and await TournamentStore(self.store.redis).sealed(record.tournament_id):
             replay = public_record(replay)  # its deal is still to be played at another table
         return api_pb.GetMatchResponse(match=summary_to_pb(record), replay_json=json.dumps(replay) if replay else "")
+
+    async def _owner(self, context: grpc.aio.ServicerContext) -> str:
+        """The calling owner's name, "" for a call without a token (a public one) or with another kind of
+        token; a token that is not valid is refused rather than answered as if none was sent."""
+        metadata = context.invocation_metadata()
+        if not bearer_token(metadata):
+            return ""
+        caller = await identify(self.store, metadata)
+        if isinstance(caller, Refusal):
+            await abort(context, caller.code, caller.message)
+        return caller.name if caller.kind == "owner" else ""
+
+    async def _seats_of(self, owner: str, seats: list[str]) -> set[int]:
+        """The seats whose bots belong to `owner` (none for "")."""
+        owned = set()
+        for seat, name in enumerate(seats if owner else ()):
+            bot = None if name.startswith(BUILTIN_PREFIX) else await self.store.get_bot(name)
+            if bot is not None and bot.owner == owner:
+                owned.add(seat)
+        return owned
 
     async def _stored_match(
         self, match_id: str, context: grpc.aio.ServicerContext

@@ -29,6 +29,16 @@ FAILED_PACKAGES_KEPT = 3
 VERSION_FIELDS = ["version", "sha256", "size", "run", "status", "reason", "created_ms", "match_id"]
 """A version's record, without its package."""
 
+_RUNS_MENTIONING = """
+local found = {}
+for _, run in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  if string.find(run, ARGV[1], 1, true) then found[#found + 1] = run end
+end
+return found
+"""
+"""The bot's stored runs whose JSON holds ARGV[1] (a match id as a JSON string), newest first: only
+those cross the wire, not every run's stderr (up to 64 KiB each)."""
+
 
 class NotYourBot(StoreError):
     """A valid owner token for a bot of another owner."""
@@ -97,6 +107,7 @@ class HostedStore:
 
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
+        self._runs_mentioning = redis.register_script(_RUNS_MENTIONING)
 
     async def add_version(self, bot: str, sha256: str, package: bytes, run: str) -> HostedVersion:
         """Store a new version of registered bot `bot`, atomically; it plays once it passes validation."""
@@ -204,6 +215,14 @@ class HostedStore:
     async def runs(self, bot: str, limit: int = 10) -> list[HostedRun]:
         """The latest runs, newest first."""
         return [HostedRun.from_json(text) for text in await self.redis.lrange(keys.hosted_runs(bot), 0, limit - 1)]
+
+    async def runs_of_match(self, bot: str, match_id: str) -> list[HostedRun]:
+        """The bot's kept runs (of the latest `RUNS_KEPT`) that played match `match_id`, newest first.
+
+        No check of who asks: `arena.node.hosted.match_runs` is the one for callers that must check."""
+        mentioning = await self._runs_mentioning(keys=[keys.hosted_runs(bot)], args=[json.dumps(match_id)])
+        runs = [HostedRun.from_json(entry) for entry in mentioning]
+        return [run for run in runs if match_id in run.match_ids]  # the id may be in a stderr text too
 
     async def mint_token(self, bot: str, launch: str, lifetime: float) -> str:
         """A token for one hosted process; only its hash is stored, for `lifetime` seconds at most."""

@@ -52,6 +52,9 @@
 |                                  |        | match is counted once                                |
 | arena:match:{id}:events          | stream | the seed, then the actions as applied (a: ids,       |
 |                                  |        | comma-separated, in order)                           |
+| arena:match:{id}:debug:{seat}    | list   | a running match's debug texts of one seat (JSON      |
+|                                  |        | [move, text]), for its owner's live view; expires 10 |
+|                                  |        | min after the last one (store/debug.py)              |
 | arena:tournaments                | zset   | tournament names by creation time (ms)               |
 | arena:tournament:{name}          | hash   | spec (JSON, with the secret seed), created_by,       |
 |                                  |        | created_ms, rounds_planned, finished_ms,             |
@@ -208,6 +211,10 @@ TOURNAMENTS = f"{PREFIX}tournaments"
 
 def match_events(match_id: str) -> str:
     return f"{PREFIX}match:{match_id}:events"
+
+
+def match_debug(match_id: str, seat: int) -> str:
+    return f"{PREFIX}match:{match_id}:debug:{seat}"
 
 
 def tournament(name: str) -> str:

@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 from redis.asyncio import Redis
 from redis.typing import EncodableT, FieldT
 
+from arena.match.faults import FaultKind
 from arena.store import keys
 from arena.store.codec import compact_json, text
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -102,6 +103,8 @@ class Answer:
 
     ask: int
     action: int
+    debug: str = ""
+    """The bot's debug text for the move: it goes to the host alone, which keeps it with the match."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,8 @@ class Gone:
 
     ask: int
     why: str
+    kind: FaultKind = FaultKind.DISCONNECTED
+    """Why the session ended, as the seat's forfeit records it (a hosted bot's crash, a limit it hit)."""
 
 
 Reply = Answer | Gone
@@ -176,7 +181,9 @@ def decode_post(fields: Mapping[Any, Any]) -> Post:
 def encode_reply(reply: Reply) -> dict[FieldT, EncodableT]:
     """The reply entry's fields for `reply`."""
     if isinstance(reply, Gone):
-        return {"ask": reply.ask, "gone": reply.why}
+        return {"ask": reply.ask, "gone": reply.why, "kind": str(reply.kind)}
+    if reply.debug:
+        return {"ask": reply.ask, "action": reply.action, "debug": reply.debug}
     return {"ask": reply.ask, "action": reply.action}
 
 
@@ -185,8 +192,11 @@ def decode_reply(fields: Mapping[Any, Any]) -> Reply:
     data = {text(name): text(value) for name, value in fields.items()}
     try:
         if "gone" in data:
-            return Gone(int(data["ask"]), data["gone"])
-        return Answer(int(data["ask"]), int(data["action"]))
+            # A node of before the kinds sends none; a kind it does not know reads as a lost stream.
+            kind = data.get("kind", "")
+            known = kind in FaultKind.__members__.values()
+            return Gone(int(data["ask"]), data["gone"], FaultKind(kind) if known else FaultKind.DISCONNECTED)
+        return Answer(int(data["ask"]), int(data["action"]), data.get("debug", ""))
     except KeyError as missing:
         raise RelayMessageError(f"a relay reply without its {missing.args[0]!r} field") from None
     except ValueError as error:

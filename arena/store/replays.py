@@ -8,8 +8,8 @@ primed with a sample record (`replay_dictionaries.py`) 1.1 KB, and its seed and 
 Three stored forms read back, told apart by the first byte:
 - `{`: the JSON text itself, as arenas before compression stored it;
 - `R`: a re-play: zlib (with the dictionary) of a JSON header (game, params, seats, seed,
-  termination, ranks, forfeited, the clock when the record has one, and the CRC-32 of the
-  record's JSON text), a newline, then the action ids, one byte each, and, when the record has
+  termination, ranks, forfeited, the clock when the record has one, the forfeits, strikes and
+  debug texts when it has them, and the CRC-32 of the record's JSON text), a newline, then the action ids, one byte each, and, when the record has
   a clock, its per-move times in two columns of LEB128 numbers (`_clock_columns`; the header
   then says how many action bytes there are). Read by re-playing the actions from the seed under
   the rules; written only when that gives back exactly the record, checked before storing. A re-play whose
@@ -49,6 +49,9 @@ REPLAY_FORM = b"R"
 
 _HEADER = ("game", "params", "seats", "seed", "termination", "ranks", "forfeited")
 """The record's fields the re-play form keeps beside the actions; the rules make the rest."""
+_OPTIONAL = ("forfeits", "strikes", "debug")
+"""Fields a record has only when they hold something (`MatchResult.record`), kept in the header as they
+are, after the clock (the record's CRC covers the order)."""
 
 
 def encode_replay(record: Any) -> bytes:
@@ -68,6 +71,7 @@ def _replay_form(record: Any, text: bytes) -> bytes | None:
             for move in played["moves"]
         )
         header = {name: record[name] for name in _HEADER} | {"crc": zlib.crc32(text)}
+        header |= {name: record[name] for name in _OPTIONAL if name in record}
         columns = b""
         if "clock" in record:
             clock = record["clock"]
@@ -107,6 +111,9 @@ def _replayed(payload: bytes, match_id: str) -> dict[str, Any]:
             clock = {key: clock[key] for key in _CLOCK_KEYS if key in clock}
         if clock is not None:
             record["clock"] = clock
+        for name in _OPTIONAL:
+            if name in header:
+                record[name] = header[name]
     except (zlib.error, GameError, LookupError, TypeError, ValueError) as error:
         raise CorruptReplay(
             f"the stored replay of match {match_id} does not re-play ({len(payload) + 1} bytes: {error})"

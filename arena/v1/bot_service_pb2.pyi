@@ -50,14 +50,16 @@ class Hello(_message.Message):
     def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., join_ladder: _Optional[bool] = ..., resume_session_id: _Optional[str] = ..., client: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("match_id", "request_id", "action_id")
+    __slots__ = ("match_id", "request_id", "action_id", "debug")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    DEBUG_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     action_id: int
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action_id: _Optional[int] = ...) -> None: ...
+    debug: str
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action_id: _Optional[int] = ..., debug: _Optional[str] = ...) -> None: ...
 
 class ConnectResponse(_message.Message):
     __slots__ = ("welcome", "match_started", "action_request", "match_ended", "error")

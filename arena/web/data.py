@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException
 
 from arena.bots import BOTS
 from arena.games import Game, Termination, game_names, kit_of, make_game
+from arena.match.faults import describe, faults_of
 from arena.node.matches import BUILTIN_PREFIX, MatchHost, public_record
 from arena.node.tournaments import TournamentView, seed_shown, tournament_view
 from arena.store import CorruptReplay, MatchRecord, Store
@@ -151,6 +152,17 @@ def public_view(game: str, observation: object) -> dict[str, Any]:
 
 def game_of(record: dict[str, Any]) -> Game:
     return convert.game_from_spec(convert.spec_from_params(record["game"], record["params"]))
+
+
+def faults(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every forfeit, then every strike, of an ended match's record, each with its line in plain words
+    (`arena match show` prints the same lines): why a bot lost, for the match page."""
+    forfeits, strikes = faults_of(record)
+    return [
+        {**fault.to_json(), "forfeit": forfeit, "words": describe(fault, forfeit=forfeit)}
+        for found, forfeit in ((forfeits, True), (strikes, False))
+        for fault in found
+    ]
 
 
 def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -294,6 +306,8 @@ class WebData:
         elif stored is not None and replay:
             shown["replay"] = stored
             shown["frames"] = self._replay_frames(match_id, stored)
+        if record.ended_ms and stored is not None and replay:
+            shown["faults"] = faults(stored)
         return shown
 
     async def _live_from_events(self, record: MatchRecord) -> dict[str, Any] | None:

@@ -1,10 +1,11 @@
 // The C++ sample bot: the highest card that keeps its pile at 13 or less, else the lowest card;
 // in board13 the move that captures most (monuments first), else the one nearest the centre.
-// The SDK (sdk/arena_sdk.h) keeps the session, plays every match at once and resumes a lost
-// stream; build.sh generates the messages from ../../proto.
+// Each answer carries a line of debug text saying why (kept with the replay; never shown to the
+// other seats). The SDK (sdk/arena_sdk.h) keeps the session, plays every match at once and
+// resumes a lost stream; build.sh generates the messages from ../../proto.
 //
 //   build/bot --server 127.0.0.1:50051 --token atb_... [--games friday13,amigo13,board13]
-//             [--max-matches 4] [--matches N]
+//             [--max-matches 4] [--matches N] [--max-attempts 20] [--give-up-after 120]
 // The token and server may also come from ARENA_TOKEN and ARENA_SERVER.
 
 #include <algorithm>
@@ -146,6 +147,25 @@ uint32_t ChooseBoard13(const Board13Observation& observation, const LegalActions
   return best->id();
 }
 
+// Why `id` was chosen, for the replay: the card and what it does to its pile, or the action's text.
+std::string Explain(const ActionRequest& request, uint32_t id) {
+  std::string text;
+  for (const auto& option : request.legal_actions()) {
+    if (option.id() == id) text = option.text();
+  }
+  if (request.observation().game_case() != Observation::kCards) {
+    return text + " of " + std::to_string(request.legal_actions_size()) + " legal actions";
+  }
+  const CardAction action = ParseCardAction(text);
+  int total = 0;
+  for (const auto& pile : request.observation().cards().piles()) {
+    if (pile.suit() == action.pile) total = static_cast<int>(pile.total());
+  }
+  const int after = total + action.value;
+  return text + (after <= kLimit ? ": highest safe card, " : ": nothing safe, lowest card, ") + action.pile + " to " +
+         std::to_string(after);
+}
+
 uint32_t Choose(const ActionRequest& request) {
   const Observation& observation = request.observation();
   switch (observation.game_case()) {
@@ -164,6 +184,8 @@ uint32_t Choose(const ActionRequest& request) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return arena_sdk::Play(arena_sdk::ParseOptions(argc, argv),
-                         [](const arena::v1::MatchStarted&, const ActionRequest& request) { return Choose(request); });
+  return arena_sdk::Play(arena_sdk::ParseOptions(argc, argv), [](const arena::v1::MatchStarted&, const ActionRequest& request) {
+    const uint32_t id = Choose(request);
+    return arena_sdk::Answer{id, Explain(request, id)};
+  });
 }

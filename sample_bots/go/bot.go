@@ -10,6 +10,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strconv"
@@ -166,7 +167,35 @@ func choose(request *arenav1.ActionRequest) uint32 {
 	}
 }
 
+// explain says why the choice was made, for the replay (the answer's debug text).
+func explain(request *arenav1.ActionRequest, id uint32) string {
+	text := ""
+	for _, option := range request.GetLegalActions() {
+		if option.GetId() == id {
+			text = option.GetText()
+		}
+	}
+	cards, ok := request.GetObservation().GetGame().(*arenav1.Observation_Cards)
+	if !ok {
+		return fmt.Sprintf("%s of %d legal actions", text, len(request.GetLegalActions()))
+	}
+	value, pile := parseCard(text)
+	total := 0
+	for _, p := range cards.Cards.GetPiles() {
+		if p.GetSuit() == pile {
+			total = int(p.GetTotal())
+		}
+	}
+	if total+value <= limit {
+		return fmt.Sprintf("%s: highest safe card, %s to %d", text, pile, total+value)
+	}
+	return fmt.Sprintf("%s: nothing safe, lowest card, %s to %d", text, pile, total+value)
+}
+
 func main() {
-	policy := func(_ *arenav1.MatchStarted, request *arenav1.ActionRequest) uint32 { return choose(request) }
+	policy := func(_ *arenav1.MatchStarted, request *arenav1.ActionRequest) arenasdk.Answer {
+		id := choose(request)
+		return arenasdk.Answer{Action: id, Debug: explain(request, id)}
+	}
 	os.Exit(arenasdk.Play(arenasdk.ParseOptions(os.Args[1:]), policy))
 }

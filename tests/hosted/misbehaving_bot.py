@@ -3,7 +3,8 @@
 `tcp PORT`: try a TCP connection to the arena (it must fail in the sandbox); `hog`: allocate
 until the memory limit stops it; `fork`: fork without end; `linger`: start a child in a
 session of its own that sleeps, and ignore SIGTERM; `silent`: never answer; `crash`: exit
-before connecting; `mute`: never connect. Everything it learns goes to stderr.
+before connecting; `mute`: never connect; `die N`: exit with code 3 when asked for its move after
+N answers. Everything it learns goes to stderr.
 """
 
 import os
@@ -46,9 +47,15 @@ class MisbehavingBot(BuiltinBot):
             child = subprocess.Popen(["sleep", "300"], start_new_session=True)
             print(f"linger: child {child.pid} uid {os.getuid()}", file=sys.stderr)
 
+    answers = 0
+
     def act(self, turn: Turn) -> Action:
         if BEHAVIOUR[0] == "silent":
             time.sleep(3600)
+        if BEHAVIOUR[0] == "die" and MisbehavingBot.answers == int(BEHAVIOUR[1]):
+            print(f"die: leaving after {MisbehavingBot.answers} answers", file=sys.stderr, flush=True)
+            os._exit(3)
+        MisbehavingBot.answers += 1
         return super().act(turn)
 
 

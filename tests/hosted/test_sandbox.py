@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ def processes_of(uid: int) -> list[int]:
     return [process.pid for process in host_processes() if process.uid == uid]
 
 
-async def forfeited_but_finished(arena: Arena, match_id: str) -> dict[str, object]:
+async def forfeited_but_finished(arena: Arena, match_id: str) -> dict[str, Any]:
     """The validation match ended for the other seats: scores for all, the hosted seat forfeited."""
     summary, replay = await arena.finished(match_id)
     assert summary.ended_ms and len(summary.scores) == 4
@@ -44,7 +45,11 @@ async def test_a_bot_past_its_memory_limit_is_stopped_and_forfeits(arena: Arena,
     assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_FAILED
     assert "forfeited" in reply.version.reason
     assert "MemoryError" in reply.stderr_tail
-    await forfeited_but_finished(arena, reply.version.validation_match_id)
+    replay = await forfeited_but_finished(arena, reply.version.validation_match_id)
+    # The address space limit is the process's own (an rlimit): the node reads the failed allocation in its stderr.
+    [forfeit] = replay["forfeits"]
+    assert (forfeit["seat"], forfeit["bot"], forfeit["kind"]) == (0, "hog", "limit"), forfeit
+    assert forfeit["detail"].startswith("memory limit of 1024 MiB a process hit"), forfeit
 
 
 async def test_a_fork_bomb_is_contained_stopped_and_forfeits(arena: Arena, tmp_path: Path) -> None:
@@ -54,7 +59,14 @@ async def test_a_fork_bomb_is_contained_stopped_and_forfeits(arena: Arena, tmp_p
     reply = await submit(arena, owner, "forky", misbehaving(tmp_path / "forky", "fork"))
     assert reply.version.status == api_pb.HOSTED_VERSION_STATUS_FAILED
     assert "Resource temporarily unavailable" in reply.stderr_tail
-    await forfeited_but_finished(arena, reply.version.validation_match_id)
+    replay = await forfeited_but_finished(arena, reply.version.validation_match_id)
+    # Its process ends once a fork fails in it; on a busy machine its three late answers may come first.
+    [forfeit] = replay["forfeits"]
+    assert (forfeit["seat"], forfeit["bot"]) == (0, "forky") and forfeit["kind"] in ("limit", "strikes"), forfeit
+    if forfeit["kind"] == "limit":
+        assert forfeit["detail"].startswith("process limit of 64 hit: "), forfeit  # the pids cgroup's count
+    run = (await logs(arena, owner, "forky")).runs[0]
+    assert "process limit of 64 hit: " in run.ending, run.ending  # how it was stopped, the limit it hit
     assert set(Path("/sys/fs/cgroup/pids").glob("arena-hosted-*")) <= cgroups, "its processes and cgroup are gone"
 
 

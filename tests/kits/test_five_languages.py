@@ -1,7 +1,8 @@
 """Python, JavaScript, C++, Go and Java bots at one table: every starter kit builds from proto/
 and plays real friday13, amigo13 and board13 matches, and every message the server sent each bot
 is checked against the replay record (each request shows exactly the seat's own view; the seed
-revealed at the end fits the commitment sent at the start)."""
+revealed at the end fits the commitment sent at the start). Every kit's sample bot explains each
+move in its debug text: the record keeps it at that move, and no message to any bot holds it."""
 
 from __future__ import annotations
 
@@ -79,6 +80,20 @@ def played_texts(record: dict[str, Any], seat: int) -> list[str]:
         move["card"] if move["card"].split(":")[0] == move["pile"] else f"{move['card']}>{move['pile']}"
         for move in moves
     ]
+
+
+def check_debug(record: dict[str, Any], sent: list[tuple[str, bot_pb.ConnectResponse]]) -> None:
+    """Each seat explained each of its moves, beginning with the move's text; no bot was sent any of it."""
+    moves = [move for entry in record["rounds"] for move in entry["moves"]]
+    debug = record["debug"]
+    assert [move for move, _, _ in debug] == list(range(len(moves))), "a text at every move"
+    for move, seat, text in debug:
+        assert moves[move]["seat"] == seat
+        played = moves[move].get("move") or moves[move]["card"]  # board13 names the move, the card games the card
+        assert text.startswith(played), (record["seats"][seat], text, moves[move])
+    texts = {text for _, _, text in debug}
+    leaked = [bot for bot, message in sent if any(text.encode() in message.SerializeToString() for text in texts)]
+    assert leaked == [], "the debug texts reach no bot"
 
 
 async def wait_connected(arena: Arena, names: set[str], programs: Programs, timeout: float = 60) -> None:
@@ -159,6 +174,7 @@ async def test_five_languages_play_all_three_games_at_one_table_checked_against_
             for bot in (CPP, GO):
                 seat = seats.index(bot)
                 assert played_texts(record, seat) == [highest_safe_card(r) for r in requests[seat]], bot
+        check_debug(record, sent)
         moves = sum(len(entry["moves"]) for entry in record["rounds"])
         check = check_board13 if game == "board13" else check_observations
         assert check(record, requests) == moves, "every move of the match was a bot's answer to a request"

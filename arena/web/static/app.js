@@ -287,7 +287,8 @@ async function matchPage(id, params = new URLSearchParams()) {
     return;
   }
   show(heading, facts, replayViewer(data.replay, data.frames, data.drawing, Number(params.get("step") || 0),
-    (step) => history.replaceState(null, "", `#/matches/${encodeURIComponent(id)}${step ? `?step=${step}` : ""}`)));
+    (step) => history.replaceState(null, "", `#/matches/${encodeURIComponent(id)}${step ? `?step=${step}` : ""}`),
+    data.faults || []));
 }
 
 // -- the replay viewer -------------------------------------------------------------------------

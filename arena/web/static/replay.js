@@ -1,8 +1,9 @@
 // The replay viewer and the game drawings (cards, board, facts), shared by replays and live matches.
 import { h, svg, table, say, state, endWords } from "./util.js";
 
-export function replayViewer(replay, frames, drawing, start = 0, moved = () => {}) {
+export function replayViewer(replay, frames, drawing, start = 0, moved = () => {}, faults = []) {
   // `start`: the step to open on (a linked one); `moved(step)` is told every step taken after that.
+  // `faults`: the match's forfeits and strikes in words (the API's "faults"), listed with a link to each one's step.
   let index = 0;
   const status = h("span", { class: "step-status", id: "step-status" });
   const slider = h("input", { type: "range", min: 0, max: frames.length - 1, value: 0, "aria-label": "Step" });
@@ -16,9 +17,16 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
   };
   const moveText = h("p", { class: "move-text", id: "move-text" });
   const clock = h("p", { class: "move-clock muted", id: "move-clock" });
+  const why = h("ul", { class: "move-faults", id: "move-faults" });
+  const said = h("div", { class: "move-debug", id: "move-debug" });
   // Each move frame's place among the match's moves: the index into the record's clock.
   let counted = -1;
   const moveIndex = frames.map((frame) => (frame.move ? (counted += 1) : null));
+  // The step showing move number `move`: a forfeit after the last move (or a record without moves) goes to the end.
+  const stepOf = (move) => {
+    const found = moveIndex.findIndex((m) => m !== null && m >= move);
+    return found < 0 ? frames.length - 1 : found;
+  };
   const board = h("div", {});
   const scores = h("div", {});
   const roundStart = (i, direction) => {
@@ -37,6 +45,10 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
       `move ${countMoves(frames, index)} of ${moves}`;
     moveText.replaceChildren(...describeMove(replay, frame, drawing));
     clock.replaceChildren(...clockOf(replay, moveIndex[index]));
+    const here = (move) => stepOf(move) === index;
+    why.replaceChildren(...faults.filter((f) => f.forfeit && f.move >= 0 && here(f.move))
+      .map((f) => h("li", { class: "strike" }, f.words)));
+    said.replaceChildren(...debugAt(replay, moveIndex[index]));
     board.replaceChildren(renderView(frame.view, drawing, replay.seats, frame.hands || null, frame.move,
       previous && previous.view));
     scores.replaceChildren(scoreTable(replay, frame, drawing));
@@ -66,10 +78,24 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
       buttons.last, slider),
     h("p", { class: "keys" }, "Keys: ", h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " move, ", h("kbd", {}, "PgUp"), " ",
       h("kbd", {}, "PgDn"), " round, ", h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), " start and end."),
-    status, moveText, clock, board, scores,
+    status, moveText, clock, why, said, board, scores,
     h("p", { class: "muted" }, `Seed ${replay.seed}, commitment ${replay.seed_commitment}.`));
   go(Number.isInteger(start) ? start : 0, true);
-  return viewer;
+  if (!faults.length) return viewer;
+  // Why seats lost, above the viewer: each forfeit and strike in words, with a button to its step.
+  const list = h("section", { class: "faults", id: "faults", "aria-label": "Forfeits and strikes" },
+    h("h2", {}, "Forfeits and strikes"),
+    h("ul", {}, faults.map((f) => h("li", { class: f.forfeit ? "forfeit" : "", "data-seat": f.seat }, f.words,
+      f.move >= 0 ? [" ", h("button", { type: "button", class: "link", onclick: () => go(stepOf(f.move)) },
+        `step ${stepOf(f.move)}`)] : null))));
+  return h("div", {}, list, viewer);
+}
+
+function debugAt(replay, move) {
+  // What the bots said about move number `move` (their debug output): in the record once the match has ended.
+  if (move === null || !replay.debug) return [];
+  return replay.debug.filter(([at]) => at === move).map(([, seat, text]) => h("div", { "data-seat": seat },
+    h("p", { class: "label" }, `Seat ${seat} (${replay.seats[seat]}) said:`), h("pre", { class: "debug" }, text)));
 }
 
 export function clockOf(replay, move) {

@@ -107,7 +107,9 @@ class Workers {
       auto* action = answer.mutable_action();
       action->set_match_id(request.match_id());
       action->set_request_id(request.request_id());
-      action->set_action_id(policy_(match, request));
+      const Answer chosen = policy_(match, request);
+      action->set_action_id(chosen.action);
+      action->set_debug(chosen.debug);
       connection_->Write(answer, generation);
     }
   }
@@ -151,6 +153,16 @@ Options ParseOptions(int argc, char** argv) {
       options.max_matches = static_cast<uint32_t>(std::max(1, std::atoi(value.c_str())));
     } else if (flag == "--matches") {
       options.matches = std::atoi(value.c_str());
+    } else if (flag == "--max-attempts") {
+      char* end = nullptr;
+      const long attempts = std::strtol(value.c_str(), &end, 10);
+      if (*end != '\0' || attempts < 0 || attempts > 1000000) Usage("--max-attempts needs a number (0: never give up)");
+      options.max_attempts = static_cast<int>(attempts);
+    } else if (flag == "--give-up-after") {
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (*end != '\0' || !(seconds >= 0 && seconds <= 1e9)) Usage("--give-up-after needs seconds (0: never give up)");
+      options.give_up_after = seconds;
     } else {
       Usage("unknown option " + flag);
     }
@@ -159,19 +171,73 @@ Options ParseOptions(int argc, char** argv) {
   return options;
 }
 
+// Ends an attempt that got no Welcome within 10 s (a host that swallows packets): seconds, not the
+// minutes a connect may wait.
+class WelcomeWatch {
+ public:
+  explicit WelcomeWatch(grpc::ClientContext* context)
+      : thread_([this, context] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (!done_changed_.wait_for(lock, std::chrono::seconds(10), [this] { return done_; })) {
+            expired_ = true;
+            context->TryCancel();
+          }
+        }) {}
+  ~WelcomeWatch() {
+    Done();
+    thread_.join();
+  }
+  void Done() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    done_changed_.notify_all();
+  }
+  bool Expired() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return expired_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_changed_;
+  bool done_ = false;
+  bool expired_ = false;
+  std::thread thread_;
+};
+
+// A failed attempt's reason in a few words: gRPC's details say their cause last.
+std::string Why(const grpc::Status& status) {
+  std::string details = status.error_message().empty() ? "the server ended the stream" : status.error_message();
+  const auto at = details.rfind(": ");
+  if (details.rfind("failed to connect", 0) == 0 && at != std::string::npos) details = details.substr(at + 2);
+  static const char* const kCodes[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+                                       "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+                                       "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL",
+                                       "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+  const int code = static_cast<int>(status.error_code());
+  return details + " (" + (code >= 0 && code <= 16 ? kCodes[code] : std::to_string(code)) + ")";
+}
+
 int Play(const Options& options, const Policy& policy) {
-  // gRPC C++ dials unix:PATH itself.
-  auto channel = grpc::CreateChannel(options.server, grpc::InsecureChannelCredentials());
-  auto stub = BotService::NewStub(channel);
   Connection connection;
   Workers workers(&connection, policy, options.max_matches);
   std::map<std::string, MatchStarted> matches;
   std::string session_id;
   int ended = 0;
   int backoff_ms = 100;
+  int attempts = 0;                             // in a row without a Welcome
+  auto since = std::chrono::steady_clock::now();  // the start, or when the last stream with a Welcome was lost
   for (;;) {
+    // A new channel per attempt (gRPC C++ dials unix:PATH itself): one that failed to connect
+    // waits out its own backoff, up to two minutes, before it tries again.
+    auto channel = grpc::CreateChannel(options.server, grpc::InsecureChannelCredentials());
+    auto stub = BotService::NewStub(channel);
     grpc::ClientContext context;
     context.AddMetadata("authorization", "Bearer " + options.token);
+    WelcomeWatch watch(&context);
+    bool welcomed = false;
     std::unique_ptr<Stream> stream = stub->Connect(&context);
     const uint64_t generation = connection.Attach(stream.get());
     ConnectRequest hello;
@@ -185,8 +251,11 @@ int Play(const Options& options, const Policy& policy) {
     while (stream->Read(&message)) {
       switch (message.message_case()) {
         case ConnectResponse::kWelcome:
+          watch.Done();
+          welcomed = true;
           session_id = message.welcome().session_id();
-          backoff_ms = 100;
+          std::cerr << "bot: connected to " << options.server << " as " << message.welcome().bot_name() << ", session "
+                    << session_id << (message.welcome().resumed() ? ", resumed" : "") << "\n";
           break;
         case ConnectResponse::kMatchStarted:
           // A resumed stream sends it again for every match still running.
@@ -219,12 +288,29 @@ int Play(const Options& options, const Policy& policy) {
     }
     connection.Detach();
     const grpc::Status status = stream->Finish();
+    watch.Done();
     if (stopping) return 0;
     if (Fatal(status.error_code())) {
       std::cerr << "bot: the arena refused the bot: " << status.error_message() << "\n";
       return 2;
     }
-    std::cerr << "bot: stream lost (" << status.error_message() << "); reconnecting in " << backoff_ms << " ms\n";
+    if (welcomed) {
+      attempts = 0;
+      since = std::chrono::steady_clock::now();
+      backoff_ms = 100;
+    }
+    const std::string what = std::string(welcomed ? "lost the stream to " : "cannot connect to ") + options.server +
+                             ": " + (watch.Expired() ? "no Welcome within 10 s" : Why(status));
+    ++attempts;
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+    if ((options.max_attempts > 0 && attempts >= options.max_attempts) ||
+        (options.give_up_after > 0 && waited >= options.give_up_after)) {
+      std::cerr << "bot: giving up after " << attempts << " attempts in " << static_cast<int>(waited)
+                << " s without a Welcome (" << what << "); check the server's address and that the arena is running\n";
+      return 1;
+    }
+    std::cerr << "bot: " << what << "; retrying in " << backoff_ms << " ms (attempt " << attempts + 1
+              << (options.max_attempts > 0 ? " of " + std::to_string(options.max_attempts) : "") << ")\n";
     std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
     backoff_ms = std::min(5000, backoff_ms * 2);
   }

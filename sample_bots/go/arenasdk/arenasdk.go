@@ -1,6 +1,7 @@
 // Package arenasdk is a small SDK for Thirteen Arena bots in Go: one session with the arena,
 // every match on it played at once (a goroutine per request), a lost stream resumed. A bot gives
-// a Policy; the SDK does the rest. The protocol: docs/PROTOCOL.md.
+// a Policy; the SDK does the rest, and says on stderr when it connects, each time it tries again
+// and why, and when it gives up. The protocol: docs/PROTOCOL.md.
 package arenasdk
 
 import (
@@ -37,29 +38,39 @@ func init() { encoding.RegisterCodec(codec{}) }
 
 // Options says where to play and how much.
 type Options struct {
-	Server     string   // HOST:PORT, or unix:PATH
-	Token      string   // the bot's token
-	Games      []string // empty: every game
-	MaxMatches uint32   // matches played at once
-	Matches    int      // stop after this many ended; 0: play on
-	Client     string   // the Hello's client text
+	Server      string        // HOST:PORT, or unix:PATH
+	Token       string        // the bot's token
+	Games       []string      // empty: every game
+	MaxMatches  uint32        // matches played at once
+	Matches     int           // stop after this many ended; 0: play on
+	Client      string        // the Hello's client text
+	MaxAttempts int           // give up after this many attempts in a row without a Welcome; 0: never
+	GiveUpAfter time.Duration // give up after this long without a Welcome; 0: never
 }
 
-// Policy returns the id of one of request's legal actions. It runs in a goroutine of its own,
-// at the same time as the policy of the session's other matches; match is that match's MatchStarted.
-type Policy func(match *arenav1.MatchStarted, request *arenav1.ActionRequest) uint32
+// Answer is a policy's choice: one of the request's legal action ids, and optionally a line of
+// debug text about it (kept in the replay at this move, at most 1 KiB; shown to the bot's owner
+// while the match runs and to everyone after it, never to the other seats).
+type Answer struct {
+	Action uint32
+	Debug  string
+}
+
+// Policy answers one request. It runs in a goroutine of its own, at the same time as the policy
+// of the session's other matches; match is that match's MatchStarted.
+type Policy func(match *arenav1.MatchStarted, request *arenav1.ActionRequest) Answer
 
 func usage(problem string) {
 	fmt.Fprintf(os.Stderr, "bot: %s\n", problem)
 	os.Exit(2)
 }
 
-// ParseOptions reads --server, --token, --games a,b, --max-matches N and --matches N;
-// ARENA_SERVER and ARENA_TOKEN stand in for the first two (a hosted bot gets both). It exits
-// with code 2 on a bad option.
+// ParseOptions reads --server, --token, --games a,b, --max-matches N, --matches N,
+// --max-attempts N (20) and --give-up-after SECONDS (120); ARENA_SERVER and ARENA_TOKEN stand in
+// for the first two (a hosted bot gets both). It exits with code 2 on a bad option.
 func ParseOptions(args []string) Options {
 	o := Options{Server: os.Getenv("ARENA_SERVER"), Token: os.Getenv("ARENA_TOKEN"), MaxMatches: 1,
-		Client: "arena-sdk-go/0.1"}
+		Client: "arena-sdk-go/0.1", MaxAttempts: 20, GiveUpAfter: 120 * time.Second}
 	if o.Server == "" {
 		o.Server = "127.0.0.1:50051"
 	}
@@ -93,6 +104,18 @@ func ParseOptions(args []string) Options {
 				usage("--matches needs a number")
 			}
 			o.Matches = n
+		case "--max-attempts":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 {
+				usage("--max-attempts needs a number (0: never give up)")
+			}
+			o.MaxAttempts = n
+		case "--give-up-after":
+			seconds, err := strconv.ParseFloat(value, 64)
+			if err != nil || seconds < 0 || seconds > 1e9 {
+				usage("--give-up-after needs a number of seconds (0: never give up)")
+			}
+			o.GiveUpAfter = time.Duration(seconds * float64(time.Second))
 		default:
 			usage("unknown option " + flag)
 		}
@@ -123,25 +146,46 @@ func dial(server string) (*grpc.ClientConn, error) {
 	return grpc.Dial(server, options...)
 }
 
-// Play plays until o.Matches matches have ended (it returns 0) or the arena refuses the bot
-// (2): a lost stream is resumed with backoff, 0.1 s doubling to 5 s.
-func Play(o Options, policy Policy) int {
-	conn, err := dial(o.Server)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bot: cannot reach %s: %v\n", o.Server, err)
-		return 2
+// why says in a few words why an attempt failed: gRPC's "connection error: desc = ...: connect:
+// connection refused" says its cause last.
+func why(err error) string {
+	if err == nil {
+		return "the server ended the stream"
 	}
-	defer conn.Close()
-	client := arenav1.NewBotServiceClient(conn)
+	message := status.Convert(err).Message()
+	if at := strings.LastIndex(message, ": "); strings.Contains(message, "connection error") && at >= 0 {
+		message = strings.TrimRight(message[at+2:], `"`)
+	}
+	return fmt.Sprintf("%s (%s)", message, status.Code(err))
+}
+
+// Play plays until o.Matches matches have ended (it returns 0), the arena refuses the bot (2),
+// or no Welcome came within o.MaxAttempts attempts or o.GiveUpAfter (1): a lost stream is
+// resumed with backoff, 0.1 s doubling to 5 s, on a new connection each time (one that failed
+// waits out its own backoff, up to two minutes).
+func Play(o Options, policy Policy) int {
 	matches := map[string]*arenav1.MatchStarted{}
 	sessionID := ""
 	ended := 0
 	backoff := 100 * time.Millisecond
+	attempts := 0       // in a row without a Welcome
+	since := time.Now() // the start, or when the last stream with a Welcome was lost
 	for {
+		conn, err := dial(o.Server)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bot: cannot reach %s: %v\n", o.Server, err)
+			return 2
+		}
+		client := arenav1.NewBotServiceClient(conn)
 		ctx, cancel := context.WithCancel(
 			metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+o.Token))
 		stopping := false
-		err := func() error {
+		welcomed := false
+		// The Hello and the Welcome within 10 s: a host that swallows packets costs seconds, not minutes.
+		var noWelcome sync.Once
+		silent := false
+		timer := time.AfterFunc(10*time.Second, func() { noWelcome.Do(func() { silent = true; cancel() }) })
+		err = func() error {
 			stream, err := client.Connect(ctx)
 			if err != nil {
 				return err
@@ -165,15 +209,24 @@ func Play(o Options, policy Policy) int {
 				}
 				switch m := message.GetMessage().(type) {
 				case *arenav1.ConnectResponse_Welcome:
+					noWelcome.Do(func() { timer.Stop() })
+					welcomed = true
 					sessionID = m.Welcome.GetSessionId()
-					backoff = 100 * time.Millisecond
+					resumed := ""
+					if m.Welcome.GetResumed() {
+						resumed = ", resumed"
+					}
+					fmt.Fprintf(os.Stderr, "bot: connected to %s as %s, session %s%s\n",
+						o.Server, m.Welcome.GetBotName(), sessionID, resumed)
 				case *arenav1.ConnectResponse_MatchStarted:
 					// A resumed stream sends it again for every match still running.
 					matches[m.MatchStarted.GetMatchId()] = m.MatchStarted
 				case *arenav1.ConnectResponse_ActionRequest:
 					go func(match *arenav1.MatchStarted, request *arenav1.ActionRequest) {
+						answer := policy(match, request)
 						send(&arenav1.ConnectRequest{Message: &arenav1.ConnectRequest_Action{Action: &arenav1.Action{
-							MatchId: request.GetMatchId(), RequestId: request.GetRequestId(), ActionId: policy(match, request),
+							MatchId: request.GetMatchId(), RequestId: request.GetRequestId(), ActionId: answer.Action,
+							Debug: answer.Debug,
 						}}})
 					}(matches[m.ActionRequest.GetMatchId()], m.ActionRequest)
 				case *arenav1.ConnectResponse_MatchEnded:
@@ -192,7 +245,10 @@ func Play(o Options, policy Policy) int {
 				}
 			}
 		}()
+		timer.Stop()
+		noWelcome.Do(func() {}) // after this, the timer's function has run to its end or never will
 		cancel()
+		conn.Close()
 		if stopping {
 			return 0
 		}
@@ -200,7 +256,28 @@ func Play(o Options, policy Policy) int {
 			fmt.Fprintf(os.Stderr, "bot: the arena refused the bot: %s\n", status.Convert(err).Message())
 			return 2
 		}
-		fmt.Fprintf(os.Stderr, "bot: stream lost (%v); reconnecting in %v\n", err, backoff)
+		what := "cannot connect to " + o.Server
+		if welcomed {
+			attempts, since, backoff = 0, time.Now(), 100*time.Millisecond
+			what = "lost the stream to " + o.Server
+		}
+		if silent {
+			what += ": no Welcome within 10 s"
+		} else {
+			what += ": " + why(err)
+		}
+		attempts++
+		waited := time.Since(since)
+		if (o.MaxAttempts > 0 && attempts >= o.MaxAttempts) || (o.GiveUpAfter > 0 && waited >= o.GiveUpAfter) {
+			fmt.Fprintf(os.Stderr, "bot: giving up after %d attempts in %.0f s without a Welcome (%s); "+
+				"check the server's address and that the arena is running\n", attempts, waited.Seconds(), what)
+			return 1
+		}
+		limit := ""
+		if o.MaxAttempts > 0 {
+			limit = fmt.Sprintf(" of %d", o.MaxAttempts)
+		}
+		fmt.Fprintf(os.Stderr, "bot: %s; retrying in %v (attempt %d%s)\n", what, backoff, attempts+1, limit)
 		time.Sleep(backoff)
 		backoff *= 2
 		if backoff > 5*time.Second {

@@ -9,8 +9,10 @@ import org.thirteenarena.arena.v1.CardObservation;
 import org.thirteenarena.arena.v1.Field;
 import org.thirteenarena.arena.v1.LegalAction;
 import org.thirteenarena.arena.v1.MatchStarted;
+import org.thirteenarena.arena.v1.Observation;
 import org.thirteenarena.arena.v1.Piece;
 import org.thirteenarena.arena.v1.Pile;
+import org.thirteenarena.sdk.Answer;
 import org.thirteenarena.sdk.ArenaClient;
 import org.thirteenarena.sdk.Options;
 
@@ -32,12 +34,37 @@ public final class SampleBot {
   public static void main(String[] args) throws Exception {
     int code;
     try {
-      code = new ArenaClient(Options.parse(args), SampleBot::choose).run();
+      code = new ArenaClient(Options.parse(args), SampleBot::answer).run();
     } catch (IllegalArgumentException error) {
       System.err.println("arena-bot: " + error.getMessage());
       code = 2;
     }
     System.exit(code);
+  }
+
+  /** The action to play and a line saying why, kept with the replay (no other seat sees it). */
+  public static Answer answer(MatchStarted match, ActionRequest request) {
+    int id = choose(match, request);
+    String text = "";
+    for (LegalAction legal : request.getLegalActionsList()) {
+      if (legal.getId() == id) {
+        text = legal.getText();
+      }
+    }
+    if (request.getObservation().getGameCase() != Observation.GameCase.CARDS) {
+      return new Answer(id, text + " of " + request.getLegalActionsCount() + " legal actions");
+    }
+    String[] target = text.split(">", 2);
+    String[] card = target[0].split(":", 2);
+    String pile = target.length > 1 ? target[1] : card[0];
+    int after = Integer.parseInt(card[1]);
+    for (Pile each : request.getObservation().getCards().getPilesList()) {
+      if (each.getSuit().equals(pile)) {
+        after += each.getTotal();
+      }
+    }
+    String why = after <= LIMIT ? "highest safe card" : "nothing safe, lowest card";
+    return new Answer(id, text + ": " + why + ", " + pile + " to " + after);
   }
 
   /** The action id to play for one request, whatever the game. */

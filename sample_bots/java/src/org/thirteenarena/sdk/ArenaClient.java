@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -32,8 +33,9 @@ import org.thirteenarena.arena.v1.MatchStarted;
 /**
  * One session with the arena: plays every match it is seated in at once, answers each request
  * within its clock, and after a lost stream reconnects with backoff and resumes the session (the
- * server then re-sends MatchStarted and every request still waiting). arena/sdk/client.py is the
- * reference this follows.
+ * server then re-sends MatchStarted and every request still waiting). It says on stderr when it
+ * connects, each time it tries again and why, and gives up after `--max-attempts` attempts or
+ * `--give-up-after` seconds without a Welcome. arena/sdk/client.py is the reference this follows.
  */
 public final class ArenaClient {
   /** Statuses no reconnect can fix. */
@@ -47,6 +49,8 @@ public final class ArenaClient {
   private static final String CLIENT_NAME = "arena-sample-java/0.1";
   private static final long FIRST_BACKOFF_MS = 100;
   private static final long MAX_BACKOFF_MS = 5000;
+  /** The Hello and the Welcome within this: a host that swallows packets costs seconds, not minutes. */
+  private static final long WELCOME_TIMEOUT_MS = 10_000;
 
   private final Options options;
   private final Policy policy;
@@ -80,6 +84,8 @@ public final class ArenaClient {
     InetSocketAddress address = address(target);
     NioEventLoopGroup loop = new NioEventLoopGroup(1, daemon("arena-netty"));
     long backoff = FIRST_BACKOFF_MS;
+    int attempts = 0; // in a row without a Welcome
+    long since = System.nanoTime(); // the start, or when the last stream with a Welcome was lost
     try {
       while (true) {
         // A new channel per attempt, as the Python SDK does: a channel that failed to connect
@@ -106,13 +112,25 @@ public final class ArenaClient {
           return 0;
         }
         if (outcome.welcomed) {
+          attempts = 0;
+          since = System.nanoTime();
           backoff = FIRST_BACKOFF_MS;
         }
-        String why =
-            outcome.status == null
-                ? "the server ended the stream"
-                : outcome.status.getCode() + ": " + outcome.status.getDescription();
-        System.err.printf("arena-bot: stream lost (%s); reconnecting in %d ms%n", why, backoff);
+        String what =
+            (outcome.welcomed ? "lost the stream to " : "cannot connect to ") + options.server + ": " + why(outcome);
+        attempts++;
+        double waited = (System.nanoTime() - since) / 1e9;
+        if ((options.maxAttempts > 0 && attempts >= options.maxAttempts)
+            || (options.giveUpAfter > 0 && waited >= options.giveUpAfter)) {
+          System.err.printf(
+              "arena-bot: giving up after %d attempts in %.0f s without a Welcome (%s); "
+                  + "check the server's address and that the arena is running%n",
+              attempts, waited, what);
+          return 1;
+        }
+        String limit = options.maxAttempts > 0 ? " of " + options.maxAttempts : "";
+        System.err.printf(
+            "arena-bot: %s; retrying in %d ms (attempt %d%s)%n", what, backoff, attempts + 1, limit);
         Thread.sleep(backoff);
         backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
       }
@@ -139,6 +157,28 @@ public final class ArenaClient {
   private static final class Outcome {
     volatile Status status;
     volatile boolean welcomed;
+    volatile boolean silent;
+  }
+
+  /** A failed attempt's reason in a few words: the cause of an I/O error says more than its status. */
+  private static String why(Outcome outcome) {
+    if (outcome.silent) {
+      return "no Welcome within " + WELCOME_TIMEOUT_MS / 1000 + " s";
+    }
+    Status status = outcome.status;
+    if (status == null) {
+      return "the server ended the stream";
+    }
+    String details = status.getDescription();
+    if (status.getCause() != null && status.getCause().getMessage() != null) {
+      // Netty's "finishConnect(..) failed: Connection refused: /127.0.0.1:1": the middle part.
+      String cause = status.getCause().getMessage();
+      int failed = cause.lastIndexOf("failed: ");
+      cause = failed < 0 ? cause : cause.substring(failed + "failed: ".length());
+      int address = cause.indexOf(": /");
+      details = address < 0 ? cause : cause.substring(0, address);
+    }
+    return (details == null ? "" : details + " ") + "(" + status.getCode() + ")";
   }
 
   /** One Connect stream, from Hello to its end. */
@@ -178,7 +218,18 @@ public final class ArenaClient {
             .setClient(CLIENT_NAME)
             .build();
     stream.send(ConnectRequest.newBuilder().setHello(hello).build());
+    ScheduledFuture<?> watch =
+        timers.schedule(
+            () -> {
+              if (!outcome.welcomed) {
+                outcome.silent = true;
+                ((ClientCallStreamObserver<ConnectRequest>) stream.writer).cancel("no Welcome", null);
+              }
+            },
+            WELCOME_TIMEOUT_MS,
+            TimeUnit.MILLISECONDS);
     done.await();
+    watch.cancel(false);
     stream.close();
     return outcome;
   }
@@ -220,8 +271,11 @@ public final class ArenaClient {
         sessionId = message.getWelcome().getSessionId();
         outcome.welcomed = true;
         System.err.printf(
-            "arena-bot: session %s as %s (resumed: %s)%n",
-            sessionId, message.getWelcome().getBotName(), message.getWelcome().getResumed());
+            "arena-bot: connected to %s as %s, session %s%s%n",
+            options.server,
+            message.getWelcome().getBotName(),
+            sessionId,
+            message.getWelcome().getResumed() ? ", resumed" : "");
         break;
       case MATCH_STARTED:
         matches.put(message.getMatchStarted().getMatchId(), message.getMatchStarted());
@@ -258,26 +312,28 @@ public final class ArenaClient {
     MatchStarted match = matches.get(request.getMatchId());
     AtomicBoolean answered = new AtomicBoolean();
     long deadlineMs = Math.max(1, request.getTimeLeftMs() / 2);
+    int first = request.getLegalActions(0).getId();
     ScheduledFuture<?> fallback =
         timers.schedule(
-            () -> reply(request, request.getLegalActions(0).getId(), answered, stream),
+            () -> reply(request, new Answer(first, "no choice within half the time left: the first legal action"),
+                answered, stream),
             deadlineMs,
             TimeUnit.MILLISECONDS);
     workers.execute(
         () -> {
-          int choice;
+          Answer choice;
           try {
             choice = policy.choose(match, request);
           } catch (RuntimeException error) {
             System.err.println("arena-bot: the policy failed, playing the first legal action: " + error);
-            choice = request.getLegalActions(0).getId();
+            choice = new Answer(first, "the policy failed: " + error);
           }
           reply(request, choice, answered, stream);
           fallback.cancel(false);
         });
   }
 
-  private static void reply(ActionRequest request, int actionId, AtomicBoolean answered, Stream stream) {
+  private static void reply(ActionRequest request, Answer choice, AtomicBoolean answered, Stream stream) {
     if (!answered.compareAndSet(false, true)) {
       return;
     }
@@ -285,7 +341,8 @@ public final class ArenaClient {
         Action.newBuilder()
             .setMatchId(request.getMatchId())
             .setRequestId(request.getRequestId())
-            .setActionId(actionId)
+            .setActionId(choice.actionId)
+            .setDebug(choice.debug)
             .build();
     stream.send(ConnectRequest.newBuilder().setAction(action).build());
   }

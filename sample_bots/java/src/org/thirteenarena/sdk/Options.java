@@ -11,6 +11,10 @@ public final class Options {
   public int maxMatches = 1;
   public int matches;
   public boolean ladder;
+  /** Give up after this many attempts in a row without a Welcome; 0: never. */
+  public int maxAttempts = 20;
+  /** Give up after this many seconds without a Welcome; 0: never. */
+  public double giveUpAfter = 120;
 
   /** Parses the arguments; throws IllegalArgumentException with a one-line reason. */
   public static Options parse(String[] args) {
@@ -38,6 +42,8 @@ public final class Options {
         }
         case "--max-matches" -> options.maxMatches = number(flag, value);
         case "--matches" -> options.matches = number(flag, value);
+        case "--max-attempts" -> options.maxAttempts = number(flag, value);
+        case "--give-up-after" -> options.giveUpAfter = seconds(flag, value);
         default -> throw new IllegalArgumentException("unknown option " + flag);
       }
     }
@@ -47,7 +53,22 @@ public final class Options {
     if (options.maxMatches < 1) {
       throw new IllegalArgumentException("--max-matches must be at least 1");
     }
+    if (options.maxAttempts < 0) {
+      throw new IllegalArgumentException("--max-attempts must be 0 (never give up) or more");
+    }
     return options;
+  }
+
+  private static double seconds(String flag, String value) {
+    try {
+      double seconds = Double.parseDouble(value);
+      if (seconds >= 0 && seconds <= 1e9) {
+        return seconds;
+      }
+    } catch (NumberFormatException error) {
+      // below
+    }
+    throw new IllegalArgumentException(flag + " takes a number of seconds (0: never give up), not " + value);
   }
 
   private static int number(String flag, String value) {
