@@ -72,8 +72,11 @@ CLAIM_IDLE = 1.5
 """Seconds (ARENA_CLAIM_IDLE_MS) an order may go unrefreshed before a living node takes it over."""
 RECOVERY_LIMIT = CLAIM_IDLE + 10.0
 """The goal: an interrupted match's result is stored within the claim delay + 10 s of the fault."""
-HANDOVER_LIMIT = 1.0
-"""The goal for a node stopped with SIGTERM: another node holds its orders within a second."""
+HANDOVER_CLAIM_IDLE = 30.0
+"""The claim delay of the SIGTERM drill's nodes: long, so that an order held elsewhere soon was handed on."""
+HANDOVER_LIMIT = HANDOVER_CLAIM_IDLE / 3
+"""The goal for a node stopped with SIGTERM: another node holds its orders well before a claim could take
+them (a second on a quiet machine; the limit leaves room for a loaded one)."""
 BOTS = 6
 """Bots of a drill (every match seats 4 of them, in turn)."""
 MAX_MATCHES = 4
@@ -306,8 +309,11 @@ class RedisServer:
 class Node:
     """One `arena serve --redis-url` process; its output goes to a file."""
 
-    def __init__(self, name: str, redis_url: str, directory: Path, slots: int = SLOTS) -> None:
+    def __init__(
+        self, name: str, redis_url: str, directory: Path, slots: int = SLOTS, claim_idle: float = CLAIM_IDLE
+    ) -> None:
         self.name = name
+        self.claim_idle = claim_idle
         self.redis_url = redis_url
         self.port = free_port()
         self.consumer = f"chaos-node-{name}"
@@ -322,7 +328,7 @@ class Node:
 
     def start(self, timeout: float = 60.0) -> None:
         env = {
-            **os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_CLAIM_IDLE_MS": str(int(CLAIM_IDLE * 1000)),
+            **os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_CLAIM_IDLE_MS": str(int(self.claim_idle * 1000)),
             "ARENA_MATCH_SLOTS": str(self.slots), "ARENA_NODE": self.consumer, "ARENA_WORKERS": "1", "PYTHONUNBUFFERED": "1",
         }  # fmt: skip
         env.pop("ARENA_ADMIN_TOKEN_FILE", None)
@@ -480,11 +486,11 @@ class Drill:
 
     # -- set-up -------------------------------------------------------------------------------
 
-    def start_nodes(self, *slots: int) -> list[Node]:
+    def start_nodes(self, *slots: int, claim_idle: float = CLAIM_IDLE) -> list[Node]:
         """One node per number given, with that many match slots; named a, b, ..."""
         started = []
         for count in slots:
-            node = Node("abcdefgh"[len(self.nodes)], self.redis.url, self.directory, count)
+            node = Node("abcdefgh"[len(self.nodes)], self.redis.url, self.directory, count, claim_idle)
             node.start()
             self.nodes.append(node)
             started.append(node)
@@ -807,9 +813,9 @@ async def kill_node_of_the_bots(matches: int = 16, patience: float = 30.0) -> Ro
 
 async def sigterm_node(matches: int = 16, patience: float = 30.0) -> Row:
     """Two nodes; every bot connected to both; node a gets SIGTERM mid-run: another node should hold its
-    orders within a second (not after the claim delay)."""
+    orders at once, handed on (its claim delay is long: HANDOVER_CLAIM_IDLE)."""
     async with Drill("sigterm_node", matches) as drill:
-        victim, survivor = drill.start_nodes(VICTIM_SLOTS, SLOTS)
+        victim, survivor = drill.start_nodes(VICTIM_SLOTS, SLOTS, claim_idle=HANDOVER_CLAIM_IDLE)
         names = drill.register()
         drill.start_bots(names, victim.address)
         drill.start_bots(names, survivor.address)

@@ -135,7 +135,8 @@ async def test_a_stopping_node_hands_its_running_match_on_at_once(redis_url: str
             stopped = asyncio.get_running_loop().time()
             while order.match_id not in second.server.host.live:
                 assert await queue.result(order.match_id) is None, "the stopping node did not finish it"
-                assert asyncio.get_running_loop().time() - stopped < 1.0, "not taken on within a second"
+                # Well before a claim could take it (a second when quiet; room for a loaded machine).
+                assert asyncio.get_running_loop().time() - stopped < slow_claims.claim_idle / 6, "not handed on"
                 await asyncio.sleep(0.01)
             record = await wait_result(second, order.match_id, timeout=120)
     assert record["termination"] == "normal"
