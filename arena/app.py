@@ -223,7 +223,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         if config.http_port is not None:
             web_limits = dataclasses.replace(config.web, connections=min(config.web.connections, fd_budget.plan.web))
             web = await start_web(
-                WebData(store, ratings, host), config.http_host, config.http_port, web_limits, fd_budget
+                WebData(store, ratings), config.http_host, config.http_port, web_limits, fd_budget
             )
         yield RunningServer(
             f"{config.host}:{port}",
