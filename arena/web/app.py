@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
 from arena.node.fds import FdBudget
 from arena.web import data
@@ -24,6 +25,11 @@ from arena.web.feeds import LiveStreams
 from arena.web.guard import Connections, WebLimits, guarded_protocol
 
 STATIC = Path(__file__).parent / "static"
+GZIP_MINIMUM = 1024
+"""Bytes from which a response is sent gzip-compressed to a client that accepts it (a replay's JSON
+is some 200 KB); the live streams (text/event-stream) never are, so each event leaves at once."""
+GZIP_LEVEL = 6
+"""zlib's default: level 9 costs more CPU for a few percent less."""
 SHUTDOWN_GRACE = 1
 """Seconds open HTTP connections get to finish when the server stops."""
 
@@ -48,6 +54,7 @@ def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=GZIP_LEVEL)
     app.add_exception_handler(NotFoundError, _not_found)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
