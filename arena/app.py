@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import tempfile
+import urllib.parse
 from collections.abc import AsyncIterator, Callable, Coroutine, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
-from redis.asyncio import Redis
+from redis.asyncio import Redis, SSLConnection
 
 from arena import logs, metrics
 from arena.games import game_names
@@ -46,8 +47,9 @@ from arena.store.embedded import BLOCKING_CONNECTIONS, CONNECTIONS, blocking_cli
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
-from arena.web import WebData, WebServer, start_web
+from arena.web import WebData, WebProcess, WebServer, WebSettings, start_web
 from arena.web.guard import WebLimits
+from arena.web.process import web_listener
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 log = logging.getLogger(__name__)
@@ -97,6 +99,10 @@ class ServerConfig:
     http_host: str = DEFAULT_HOST
     http_port: int | None = None
     """Where the web UI listens (0: any free port); None: no web UI."""
+    web_process: bool = False
+    """Serve the web UI from a process of its own (`arena.web.process`; `arena serve` does unless given
+    --web-in-node), rather than in this node's event loop, where its pages wait while the node plays
+    (kept for embedding an arena in a program or a test, and as the benchmark's reference)."""
     supervised: bool = False
     """A worker of `arena serve --workers N` (arena/workers.py): its supervisor already took over the store
     (`take_over`), and the workers share the gRPC port (SO_REUSEPORT), which the supervisor checked is free."""
@@ -126,6 +132,7 @@ class RunningServer:
     work: WorkHost | None = None
     ladder: Ladder | None = None
     web: WebServer | None = None
+    """The web UI when it runs in this node's event loop."""
     hosted_refusal: str = ""
     """Why this node runs no hosted bots ("" when it does)."""
     metrics_port: int | None = None
@@ -134,6 +141,14 @@ class RunningServer:
     """The hosted bots' Unix socket."""
     peer_guard: PeerGuard | None = None
     """The limits per client address on the gRPC edge, and what they count now."""
+    web_process: WebProcess | None = None
+    """The web UI when it runs in a process of its own."""
+
+    @property
+    def web_url(self) -> str:
+        """Where the web UI is ("" without one)."""
+        found = self.web or self.web_process
+        return found.url if found is not None else ""
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -216,15 +231,18 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     sampler = telemetry.Sampler(redis, sessions, host, game_names())
     sampler_task = asyncio.create_task(sampler.run(), name="metrics")
     web: WebServer | None = None
+    web_process: WebProcess | None = None
     endpoint = None
     try:
         if config.metrics_port is not None and not config.supervised:
             endpoint = metrics.serve(config.http_host, config.metrics_port)
-        if config.http_port is not None:
+        listener = None if config.http_port is None else web_listener(config.http_host, config.http_port)
+        if listener is not None and config.web_process:
+            web_process = WebProcess(listener, web_settings(config, redis))
+            await web_process.start()
+        elif listener is not None:
             web_limits = dataclasses.replace(config.web, connections=min(config.web.connections, fd_budget.plan.web))
-            web = await start_web(
-                WebData(store, ratings, host), config.http_host, config.http_port, web_limits, fd_budget
-            )
+            web = await start_web(WebData(store, ratings), listener, web_limits, fd_budget)
         yield RunningServer(
             f"{config.host}:{port}",
             port,
@@ -241,12 +259,15 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             None if endpoint is None else endpoint.server_port,
             socket_path,
             peer_guard,
+            web_process,
         )
     finally:
         if endpoint is not None:
             metrics.stop(endpoint)
         if web is not None:
             await web.stop()
+        if web_process is not None:
+            await web_process.stop()
         await health.enter_graceful_shutdown()
         await ladder.stop(ladder_task)
         await cancel_and_wait([retention_task, sampler_task, health_task], "retention, metrics and health")
@@ -258,6 +279,37 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await server.stop(grace=1.0)
         shutil.rmtree(socket_dir, ignore_errors=True)
         await store.blocking.aclose()
+
+
+def web_settings(config: ServerConfig, redis: Redis) -> WebSettings:
+    """What the web UI's process of a node (or of a supervisor of workers) on `redis` needs."""
+    return WebSettings(
+        redis_url=config.redis_url or redis_url_of(redis),
+        archive_dir=config.retention.directory(config.data_dir).absolute(),
+        limits=config.web,
+        log_format=config.log_format,
+        node=config.work.node,
+        incarnation=config.work.incarnation,
+    )
+
+
+def redis_url_of(redis: Redis) -> str:
+    """A URL of the Redis that `redis` talks to, password included, for another process to open a client
+    of its own (the embedded Redis's Unix socket, or a server on TCP)."""
+    pool = redis.connection_pool
+    kwargs = pool.connection_kwargs
+    auth = {key: str(kwargs[key]) for key in ("username", "password") if kwargs.get(key)}
+    db = int(kwargs.get("db") or 0)
+    if "path" in kwargs:
+        return f"unix://{kwargs['path']}?{urllib.parse.urlencode({**auth, 'db': db})}"
+    user = ""
+    if auth:
+        quoted = {key: urllib.parse.quote(value, safe="") for key, value in auth.items()}
+        user = f"{quoted.get('username', '')}:{quoted.get('password', '')}@"
+    host = str(kwargs.get("host", "localhost"))
+    shown = f"[{host}]" if ":" in host else host
+    scheme = "rediss" if issubclass(pool.connection_class, SSLConnection) else "redis"
+    return f"{scheme}://{user}{shown}:{kwargs.get('port', 6379)}/{db}"
 
 
 def incarnate(config: ServerConfig) -> ServerConfig:
@@ -288,8 +340,7 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,
     ):
-        web = arena.web.url if arena.web else ""
-        announce_serving(config, arena.address, web, arena.new_admin_token, announce, arena.metrics_port)
+        announce_serving(config, arena.address, arena.web_url, arena.new_admin_token, announce, arena.metrics_port)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):

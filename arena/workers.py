@@ -17,9 +17,11 @@ starting any worker the supervisor
 - takes a lock named by the port (an abstract Unix socket, freed by the kernel when the supervisor
   dies), so that a second supervisor fails even while none of the first one's workers listens.
 
-The web UI is served by worker 1 alone, on a port the supervisor reserves the same way: its pages
-show the live matches and connected bots of one node, and a page that polls would flicker between
-two nodes' views if every worker answered. While worker 1 restarts, the web UI is away.
+The web UI is one process of its own (`arena.web.process`), started and kept running by the
+supervisor beside the workers: it reads Redis alone, so it shows every worker's matches and bots,
+and no worker's restart takes it away. A port in use is one log line; the workers serve without it.
+(With --web-in-node, worker 1 serves it in its event loop, on a port the supervisor reserves as
+it does the gRPC port; while worker 1 restarts, the web UI is away.)
 
 The supervisor opens Redis first (starting the embedded one, whose Unix socket and password reach
 the workers through a pipe, never a command line or environment), so that an unreachable Redis is
@@ -40,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import dataclasses
 import logging
 import multiprocessing
@@ -50,20 +51,28 @@ import socket
 import sys
 import tempfile
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from redis.asyncio import Redis
-
 from arena import logs, metrics
-from arena.app import ServerConfig, announce_serving, incarnate, run_node, running, take_over
+from arena.app import (
+    ServerConfig,
+    announce_serving,
+    incarnate,
+    redis_url_of,
+    run_node,
+    running,
+    take_over,
+    web_settings,
+)
+from arena.node.lifeline import die_with_parent
 from arena.node.work import node_name
 from arena.store import RedisUnavailable, Store, open_redis
-from arena.web import WebUnavailable
+from arena.web import WebProcess, WebUnavailable
+from arena.web import process as web_process
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +87,6 @@ MAX_FAILED_STARTS = 4
 STOP_GRACE = 30.0
 """Seconds a worker has to stop after SIGTERM before it is killed."""
 LOCK_PREFIX = "thirteen-arena-port-"
-PR_SET_PDEATHSIG = 1
 
 
 class SupervisorError(RuntimeError):
@@ -175,35 +183,25 @@ def reserved_ports(host: str, port: int, http_port: int | None) -> Iterator[tupl
             try:
                 web_sockets, http_port = _reserve(host, http_port, shared=False)
             except OSError as error:
-                raise SupervisorError(f"cannot serve the web UI on {host}:{http_port}: {error.strerror}") from None
+                log.warning(
+                    "cannot serve the web UI on %s:%s: %s; the workers serve without it",
+                    host,
+                    http_port,
+                    error.strerror,
+                )
+                web_sockets, http_port = [], None
             for sock in web_sockets:
                 held.callback(sock.close)
         yield port, http_port
 
 
-def embedded_url(redis: Redis) -> str:
-    """A URL of the Redis that `redis` (a client of the embedded one) talks to, password included."""
-    kwargs = redis.connection_pool.connection_kwargs
-    password = kwargs.get("password")
-    query = f"?{urllib.parse.urlencode({'password': password})}" if password else ""
-    return f"unix://{kwargs['path']}{query}"
-
-
 # -- a worker process -------------------------------------------------------------------------
-
-
-def _die_with_parent(parent: int) -> None:
-    """Be killed when the supervisor dies, however it dies (kill -9 included)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # it died before the signal was asked for
-        os._exit(1)
 
 
 def worker_main(config: ServerConfig, index: int, pipe: Connection, parent: int) -> None:
     """The body of worker `index` (a spawned process): one node until SIGTERM; it tells the supervisor
     through `pipe` when it serves ("ready", address, web URL) or why it could not start ("failed", why)."""
-    _die_with_parent(parent)
+    die_with_parent(parent)  # however the supervisor dies, kill -9 included
     # A Ctrl-C in a terminal reaches every process of the group: the supervisor alone acts on it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     config = incarnate(config)
@@ -231,7 +229,7 @@ async def _work(config: ServerConfig, pipe: Connection) -> None:
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,
     ):
-        pipe.send(("ready", arena.address, arena.web.url if arena.web else ""))
+        pipe.send(("ready", arena.address, arena.web_url))
         await stop.wait()
 
 
@@ -461,25 +459,39 @@ async def supervise(config: ServerConfig, count: int, announce: Callable[[str], 
         raise SupervisorError(f"a supervisor needs 2 workers or more, not {count}")
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("arena: %(message)s"))
-    log.addHandler(handler)
-    log.propagate = False
+    for logger in (log, web_process.log):  # the supervisor's own lines, and its web UI's keeper's
+        logger.addHandler(handler)
+        logger.propagate = False
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    with reserved_ports(config.host, config.port, config.http_port) as (port, http_port):
+    in_worker = None if config.web_process else config.http_port
+    with reserved_ports(config.host, config.port, in_worker) as (port, http_port):
         async with open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis:
             new_admin_token = await take_over(Store(redis), config.admin_token)
             workers = dataclasses.replace(
                 config,
                 port=port,
-                redis_url=config.redis_url or embedded_url(redis),
+                redis_url=config.redis_url or redis_url_of(redis),
                 admin_token=None,
                 supervised=True,
             )
-            supervisor = Supervisor(workers, count, config.work.node or node_name(), http_port)
+            base = config.work.node or node_name()
+            supervisor = Supervisor(workers, count, base, http_port)
+            web: WebProcess | None = None
             with metrics_endpoint(config) as metrics_port:
                 try:
+                    # Started within the metrics endpoint's folder (its environment), so that its values are added up too.
+                    if config.web_process and config.http_port is not None:
+                        listener = web_process.web_listener(config.http_host, config.http_port)
+                        if listener is not None:
+                            named = dataclasses.replace(
+                                workers, work=dataclasses.replace(workers.work, node=f"{base}-web")
+                            )
+                            web = WebProcess(listener, web_settings(named, redis))
+                            await web.start()
+                            supervisor.web_url = web.url
                     if await supervisor.start(stop):
                         announce_serving(
                             config,
@@ -495,3 +507,5 @@ async def supervise(config: ServerConfig, count: int, announce: Callable[[str], 
                     announce("arena: stopping")
                 finally:
                     await supervisor.stop()
+                    if web is not None:
+                        await web.stop()

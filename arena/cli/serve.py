@@ -175,6 +175,14 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     "at least one).",
 )
 @click.option(
+    "--web-in-node",
+    is_flag=True,
+    cls=EnvOption,
+    envvar="ARENA_WEB_IN_NODE",
+    help="Serve the web UI in the node's own event loop instead of a process of its own (env ARENA_WEB_IN_NODE): "
+    "one process less, but pages wait while the node plays matches.",
+)
+@click.option(
     "--event-loop",
     type=click.Choice(["asyncio", "uvloop"]),
     default="asyncio",
@@ -184,6 +192,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="The node's event loop: uvloop spends 6-9% less CPU a move (env ARENA_EVENT_LOOP).",
 )
 def serve(
+    web_in_node: bool,
     max_sessions_per_bot: int,
     builtin_workers: int,
     event_loop: str,
@@ -267,6 +276,7 @@ def serve(
                 ladder=ladder,
                 http_host=host,
                 http_port=http_port,
+                web_process=not web_in_node,
                 retention=RetentionConfig(days=retain_days, archive_dir=archive_dir),
                 metrics_port=metrics_port,
                 event_loop=event_loop,

@@ -248,6 +248,22 @@ class RelayStore:
             pipe.exists(keys.node_alive(node))
         return {node for node, beating in zip(nodes, await pipe.execute(), strict=True) if beating}
 
+    async def connected(self, bots: Iterable[str]) -> set[str]:
+        """Those of `bots` with a session on a node whose heartbeat is current, on any node: what a
+        reader outside the nodes (the web UI's process) knows of who is connected, two round trips."""
+        names = sorted(set(bots))
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.hgetall(keys.presence(name))
+        nodes: dict[str, set[str]] = {}
+        for name, entries in zip(names, await pipe.execute(), strict=True):
+            for session_id, entry in entries.items():
+                remote = _remote_session(text(session_id), name, entry)
+                if remote is not None:
+                    nodes.setdefault(remote.node, set()).add(name)
+        living = await self.alive(sorted(nodes)) if nodes else set()
+        return {name for node in living for name in nodes[node]}
+
     async def sessions_elsewhere(
         self, bots: Iterable[str], node: str, fresh: float | None = None, avoid: str = ""
     ) -> dict[str, RemoteSession]:

@@ -1,40 +1,33 @@
-"""The web UI and its read-only JSON API (FastAPI), served by uvicorn in the arena's own event loop."""
+"""The web UI and its read-only JSON API (FastAPI); `arena.web.server` serves it with uvicorn."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import socket
-from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import uvicorn
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
-from arena.node.fds import FdBudget
 from arena.web import data
 from arena.web.data import MAX_LIMIT, NotFoundError, WebData
 from arena.web.feeds import LiveStreams
-from arena.web.guard import Connections, WebLimits, guarded_protocol
+from arena.web.guard import WebLimits
 
 STATIC = Path(__file__).parent / "static"
-SHUTDOWN_GRACE = 1
-"""Seconds open HTTP connections get to finish when the server stops."""
+GZIP_MINIMUM = 1024
+"""Bytes from which a response is sent gzip-compressed to a client that accepts it (a replay's JSON
+is some 200 KB); the live streams (text/event-stream) never are, so each event leaves at once."""
+GZIP_LEVEL = 6
+"""zlib's default: level 9 costs more CPU for a few percent less."""
 
 STREAM_INTERVAL = {"match": 0.25, "tournament": 1.0}
 """Seconds between reads of a streamed page's data (once for all its streams): a change is sent within that long."""
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"How many rows, 1 to {MAX_LIMIT}.")]
-
-
-class WebUnavailable(RuntimeError):
-    """The web UI cannot listen where it was asked to; the message says where and why."""
 
 
 def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
@@ -48,6 +41,7 @@ def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=GZIP_LEVEL)
     app.add_exception_handler(NotFoundError, _not_found)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
@@ -178,66 +172,3 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
     if error.status_code == 404 and request.url.path.startswith("/api/"):
         detail = f"no API endpoint {request.url.path}; /api/openapi.json lists them"
     return JSONResponse({"detail": detail}, status_code=error.status_code, headers=error.headers)
-
-
-class _EmbeddedServer(uvicorn.Server):
-    """uvicorn inside the arena: the arena's own signal handlers stop the process, not uvicorn's."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        yield
-
-
-@dataclass
-class WebServer:
-    """The running web UI: where it listens, and how to stop it."""
-
-    url: str
-    port: int
-    server: uvicorn.Server
-    task: asyncio.Task[None]
-    connections: Connections
-    streams: LiveStreams
-
-    async def stop(self) -> None:
-        self.server.should_exit = True
-        await self.task
-        self.streams.feeds.stop()
-
-
-async def start_web(
-    source: WebData, host: str, port: int, limits: WebLimits | None = None, fds: FdBudget | None = None
-) -> WebServer:
-    """Serve the web UI on host:port (0: any free port) in the running event loop, within `limits`."""
-    limits = limits or WebLimits()
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # With the protocol named, asyncio sets TCP_NODELAY on every accepted connection: without it a
-    # small response (headers and body written apart) waits some 40 ms for a delayed ACK.
-    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind((host, port))
-    except OSError as error:
-        listener.close()
-        raise WebUnavailable(f"cannot serve the web UI on {host}:{port}: {error.strerror}") from None
-    bound: int = listener.getsockname()[1]
-    connections = Connections(limits, fds)
-    streams = LiveStreams(limits, fds)
-    config = uvicorn.Config(
-        create_app(source, streams),
-        http=guarded_protocol(connections),
-        log_config=None,
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE,
-        timeout_keep_alive=int(limits.keep_alive),
-    )
-    server = _EmbeddedServer(config)
-    task = asyncio.create_task(server.serve(sockets=[listener]), name="web")
-    while not server.started:
-        if task.done():
-            await task
-            raise WebUnavailable(f"the web UI on {host}:{port} stopped while starting")
-        await asyncio.sleep(0.01)
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    return WebServer(f"http://{shown}:{bound}/", bound, server, task, connections, streams)

@@ -16,11 +16,12 @@ from starlette.exceptions import HTTPException
 from arena.bots import BOTS
 from arena.games import Game, Termination, game_names, kit_of, make_game
 from arena.match.faults import describe, faults_of
-from arena.node.matches import BUILTIN_PREFIX, MatchHost, public_record
+from arena.node.matches import BUILTIN_PREFIX, public_record
 from arena.node.tournaments import TournamentView, seed_shown, tournament_view
 from arena.store import CorruptReplay, MatchRecord, Store
 from arena.store.hosted import HostedStore
 from arena.store.ratings import LeaderboardRow, RatingStore
+from arena.store.relay import RelayStore
 from arena.store.store import BotKind
 from arena.store.tournaments import TournamentState, TournamentStore
 from arena.store.work import WorkQueue
@@ -173,12 +174,13 @@ def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class WebData:
-    """The web API's reads, over the same store objects as the gRPC service."""
+    """The web API's reads, over the same store objects as the gRPC service, from Redis alone: the web UI
+    runs in a process of its own, and shows every node's matches and bots alike."""
 
-    def __init__(self, store: Store, ratings: RatingStore, host: MatchHost) -> None:
+    def __init__(self, store: Store, ratings: RatingStore) -> None:
         self.store = store
         self.ratings = ratings
-        self.host = host
+        self.relay = RelayStore(store.redis)
         self.tournaments = TournamentStore(store.redis)
         self.hosted = HostedStore(store.redis)
         self.work = WorkQueue(store.redis)
@@ -208,8 +210,9 @@ class WebData:
         return {"game": game, "rows": [leaderboard_row(row) for row in rows]}
 
     async def bots(self) -> dict[str, Any]:
-        connected = self.host.sessions.connected()
-        bots = [{**dataclasses.asdict(bot), "connected": bot.name in connected} for bot in await self.store.list_bots()]
+        registered = await self.store.list_bots()
+        connected = await self.relay.connected(bot.name for bot in registered)
+        bots = [{**dataclasses.asdict(bot), "connected": bot.name in connected} for bot in registered]
         builtin = [builtin_bot(name) for name in BOTS]
         return {"bots": bots, "builtin": builtin}
 
@@ -256,7 +259,7 @@ class WebData:
         bot = await self.store.get_bot(name)
         if bot is None:
             raise NotFoundError(f"no bot named {name!r}; /api/bots lists the registered and built-in bots")
-        return {**dataclasses.asdict(bot), "connected": name in self.host.sessions.connected()}
+        return {**dataclasses.asdict(bot), "connected": name in await self.relay.connected([name])}
 
     async def matches(self, game: str, bot: str, tournament: str, limit: int) -> dict[str, Any]:
         """Matches newest first, filtered by game, bot and tournament."""
@@ -272,17 +275,6 @@ class WebData:
     async def match(self, match_id: str, replay: bool = True) -> dict[str, Any]:
         """A running match's public view, or an ended match's replay record with a frame per move
         (`replay` False: only its summary, as the live stream ends with)."""
-        live = self.host.live.get(match_id)
-        if live is not None:
-            return {
-                "match": match_summary(live.record),
-                "drawing": kit_of(live.record.game).drawing,
-                "live": {
-                    "view": public_view(live.record.game, live.runner.state.public_observation()),
-                    "last_move": live.last_move,
-                    "record": live.public_record(),
-                },
-            }
         try:
             found = await self.store.get_match(match_id)
         except CorruptReplay as error:  # a one-line answer, as {"detail": ...} like every error here
@@ -292,7 +284,7 @@ class WebData:
         record, stored = found
         shown: dict[str, Any] = {"match": match_summary(record), "drawing": kit_of(record.game).drawing}
         if not record.ended_ms:
-            # Running on another node: its public view is rebuilt from the moves that node writes to Redis.
+            # Its public view is rebuilt from the moves the node playing it writes to Redis.
             elsewhere = await self._live_from_events(record)
             if elsewhere is not None:
                 shown["live"] = elsewhere
@@ -311,8 +303,8 @@ class WebData:
         return shown
 
     async def _live_from_events(self, record: MatchRecord) -> dict[str, Any] | None:
-        """The public view of a match another node runs, from its event stream (seed, then the actions
-        applied); None when it has none (not a work-stream match). Only public parts leave here."""
+        """The public view of a running match, from its event stream (seed, then the actions applied);
+        None when it has none yet (its order waits for a node). Only public parts leave here."""
         events = await self.work.events(record.match_id)
         if not events.seed:
             return None

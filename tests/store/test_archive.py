@@ -258,7 +258,7 @@ async def test_getmatch_the_web_api_and_the_work_path_serve_archived_matches(red
             assert response.match.match_id == match_id and json.loads(response.replay_json) == friday
         response = await arena.api.GetMatch(api_pb.GetMatchRequest(match_id="m000002"))
         assert response.match.termination == pb.TERMINATION_ABORTED and response.replay_json == ""
-        web = WebData(store, arena.server.ratings, arena.server.host)  # type: ignore[arg-type]
+        web = WebData(store, arena.server.ratings)  # type: ignore[arg-type]
         shown = await web.match("m000001")
         assert shown["replay"] == friday and len(shown["frames"]) > 100
 

@@ -242,7 +242,7 @@ async def test_the_server_logs_a_damaged_replay_in_one_line_and_serves_on(
     assert {match.match_id for match in listed.matches} == {"m1", "m2"}
     server = arena.server
     assert server.ratings is not None
-    web = WebData(server.store, server.ratings, server.host)
+    web = WebData(server.store, server.ratings)
     with pytest.raises(HTTPException) as answered:  # the web API answers 500 {"detail": that line}
         await web.match("m1")
     assert answered.value.status_code == 500

@@ -149,7 +149,14 @@ def test_a_running_match_shows_only_its_public_view(web_arena: WebArena) -> None
     match_id, bot = web_arena.run(lambda: hold_live_match(web_arena.arena))
     request = web_arena.run(lambda: bot.expect("action_request")).action_request
     try:
-        status, shown = web_arena.get(f"/api/matches/{match_id}")
+        # The web reads the moves from Redis, where the node writes them every tenth of a second.
+        deadline = time.monotonic() + 10
+        while True:
+            status, shown = web_arena.get(f"/api/matches/{match_id}")
+            if status != 200 or shown.get("live", {}).get("view", {}).get("current_player") == 0:
+                break
+            assert time.monotonic() < deadline, f"the live view never reached the bot's turn: {shown}"
+            time.sleep(0.05)
         assert status == 200 and shown["match"]["running"]
         assert "replay" not in shown and "frames" not in shown
         live = shown["live"]

@@ -1,0 +1,282 @@
+"""Page loads of the web UI in headless chromium while a 120-match tournament runs on the same machine:
+served in the node's event loop (before) against its own process (after), interleaved.
+
+    python benchmarks/web_latency.py [--rounds 6] [--bots 6] [--tournaments 2] [--idle-loads 2] [--before-tree DIR]
+
+A redis-server and one `arena serve --web-in-node` node run on loopback (the node's web UI in its
+event loop, as before); beside them, on the same Redis, the web UI's own process
+(`arena.web.process.WebProcess`, as `arena serve` starts it now). `--bots` random SDK bots
+(sample_bots/python/random_bot.py, one process each) connect to the node, a warm-up tournament
+gives the pages something to show, and a rated round-robin of friday13 at tables of three is
+started: 6 bots and 6 rounds make 20 tables a round, 120 matches, up to the node's 64 at once.
+
+While it runs, chromium (Debian's, headless) loads the main pages, each in a fresh browser
+context (no cache), alternating between the two web UIs page by page (which goes first alternates
+too), until the tournament ends; `--tournaments` such tournaments run one after another, for
+more loads. A load is timed from the navigation to the page drawn with its
+data (`main[data-route]` set to the route and its heading shown), as tests/web does. Idle loads
+of both come first. Prints p50, p95 and max per web UI, the same of the longest wait for the
+server among each load's requests (the browser's resource timings), and the size of a replay's JSON
+as sent with and without gzip.
+
+`--before-tree DIR` runs the node from another checkout (e.g. a clone of the integration branch
+before the web UI had its own process: its web UI is then in the node's loop by default), so that
+"before" is that code exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import http.client
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+import grpc
+from grpc_common import ADMIN, ROOT, bearer, free_port, redis_server, start_bot_processes, wait_connected
+from machine import describe
+from playwright.sync_api import Browser, sync_playwright
+
+from arena.v1 import arena_service_pb2 as api_pb
+from arena.v1 import arena_service_pb2_grpc as api_grpc
+from arena.v1 import messages_pb2 as pb
+from arena.web import WebProcess, WebSettings, listen
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+LOAD_TIMEOUT = 60.0
+"""Seconds after which a load counts as failed (and as this long)."""
+
+
+@contextmanager
+def node(redis_url: str, before_tree: Path | None) -> Iterator[tuple[str, str]]:
+    """`arena serve` with its web UI in its event loop; yields its gRPC address and web URL."""
+    port = free_port()
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
+    command = [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url]
+    command += ["--http-port", "0"]
+    if before_tree is None:
+        command.append("--web-in-node")
+    else:
+        env["PYTHONPATH"] = str(before_tree)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=before_tree or ROOT)
+    try:
+        assert process.stdout is not None
+        web = ""
+        for line in process.stdout:
+            if line.startswith("arena: web UI on "):
+                web = line.split()[-1]
+                break
+        if not web:
+            raise RuntimeError("arena serve stopped before it served its web UI")
+        yield f"127.0.0.1:{port}", web
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+@contextmanager
+def web_process(redis_url: str) -> Iterator[str]:
+    """The web UI's own process on `redis_url`, kept by a loop in a thread; yields its URL."""
+    started: Future[WebProcess] = Future()
+    stop = threading.Event()
+
+    async def keep() -> None:
+        web = WebProcess(listen("127.0.0.1", 0), WebSettings(redis_url=redis_url))
+        await web.start()
+        started.set_result(web)
+        while not stop.is_set():
+            await asyncio.sleep(0.1)
+        await web.stop()
+
+    thread = threading.Thread(target=asyncio.run, args=(keep(),), daemon=True)
+    thread.start()
+    try:
+        yield started.result(timeout=120).url
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+
+
+def api(address: str) -> api_grpc.ArenaServiceStub:
+    return api_grpc.ArenaServiceStub(grpc.insecure_channel(address))
+
+
+def register(address: str, names: list[str]) -> dict[str, str]:
+    stub = api(address)
+    owner = stub.CreateOwner(api_pb.CreateOwnerRequest(name="latency"), metadata=bearer(ADMIN)).token
+    request = api_pb.RegisterBotRequest
+    return {
+        name: stub.RegisterBot(request(name=name, games=["friday13"]), metadata=bearer(owner)).token for name in names
+    }
+
+
+def start_tournament(address: str, name: str, entrants: list[str], rounds: int) -> int:
+    """A rated round-robin of friday13 at tables of three; its number of matches."""
+    spec = api_pb.TournamentSpec(
+        name=name,
+        game=pb.GameSpec(game="friday13"),
+        entrants=entrants,
+        table_size=3,
+        rounds=rounds,
+        rated=True,
+        format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        seed=name,
+    )
+    api(address).CreateTournament(api_pb.CreateTournamentRequest(spec=spec), metadata=bearer(ADMIN))
+    return int(api(address).GetTournament(api_pb.GetTournamentRequest(name=name)).tournament.total)
+
+
+def finished(address: str, name: str) -> bool:
+    return bool(api(address).GetTournament(api_pb.GetTournamentRequest(name=name)).tournament.finished_ms)
+
+
+class Load(NamedTuple):
+    seconds: float
+    """From navigating to the page drawn with its data (LOAD_TIMEOUT if never)."""
+    waited: float
+    """The longest the page waited for the server to start answering one of its requests (the
+    document, scripts, styles, API calls), from the browser's resource timings: the server's part."""
+
+
+WAITS = """() => performance.getEntries()
+    .filter(entry => entry.entryType === "navigation" || entry.entryType === "resource")
+    .map(entry => entry.responseStart - entry.requestStart)"""
+
+
+def load(browser: Browser, web: str, route: str) -> Load:
+    """Load `route` in a fresh browser context (no cache) and time it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    began = time.perf_counter()
+    try:
+        page.goto(f"{web}#/{route}", timeout=LOAD_TIMEOUT * 1000)
+        drawn = f'main[data-route="#/{route}"] h1'
+        page.wait_for_selector(drawn, state="visible", timeout=LOAD_TIMEOUT * 1000)
+        seconds = time.perf_counter() - began
+        return Load(seconds, max(page.evaluate(WAITS), default=0.0) / 1000)
+    except Exception:  # a timeout or a refused connection: the worst a person sees
+        return Load(LOAD_TIMEOUT, LOAD_TIMEOUT)
+    finally:
+        context.close()
+
+
+def sizes(web: str, path: str) -> tuple[int, int]:
+    """The bytes of `path`'s response as sent without and with Accept-Encoding: gzip."""
+    where = urllib.parse.urlsplit(web)
+    found = []
+    for headers in ({}, {"Accept-Encoding": "gzip"}):
+        connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=LOAD_TIMEOUT)
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+        connection.close()
+        if response.getheader("Content-Encoding") == "gzip":
+            assert gzip.decompress(body)[:1] == b"{"
+        found.append(len(body))
+    return found[0], found[1]
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def row(name: str, loads: list[Load]) -> str:
+    if not loads:
+        return f"| {name} | 0 | | | | | |"
+    values = [one.seconds for one in loads]
+    waits = [one.waited for one in loads]
+    failed = sum(value >= LOAD_TIMEOUT for value in values)
+    tail = f" ({failed} over {LOAD_TIMEOUT:.0f} s)" if failed else ""
+    return (
+        f"| {name} | {len(values)}{tail} | {statistics.median(values):.2f} s | "
+        f"{percentile(values, 0.95):.2f} s | {max(values):.2f} s | "
+        f"{statistics.median(waits):.3f} s | {percentile(waits, 0.95):.3f} s |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=6, help="rounds of the tournament (6 bots: 20 matches each)")
+    parser.add_argument("--bots", type=int, default=6, help="random SDK bots, one process each")
+    parser.add_argument("--tournaments", type=int, default=2, help="tournaments played one after another")
+    parser.add_argument("--idle-loads", type=int, default=2, help="loads of each page before the tournament")
+    parser.add_argument("--before-tree", type=Path, help="run the node from this checkout (its web UI in its loop)")
+    args = parser.parse_args()
+    print(f"Machine: {describe()}; load average {os.getloadavg()[0]:.1f} at start")
+    names = [f"r{i}" for i in range(args.bots)]
+    with (
+        redis_server() as redis_url,
+        node(redis_url, args.before_tree) as (address, before),
+        web_process(redis_url) as after,
+    ):
+        tokens = register(address, names)
+        bots = start_bot_processes(address, tokens, max_matches=64)
+        try:
+            wait_connected(address, names)
+            start_tournament(address, "warm-up", names[:3], 1)
+            while not finished(address, "warm-up"):
+                time.sleep(0.2)
+            pages = ["", "matches", "bots", f"bots/{names[0]}", "tournaments", "tournaments/main", "matches/warm-up-0"]
+            webs = {"before (in the node's loop)": before, "after (own process)": after}
+            idle: dict[str, list[Load]] = {name: [] for name in webs}
+            busy: dict[str, list[Load]] = {name: [] for name in webs}
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                turn = 0
+                for _ in range(args.idle_loads):
+                    for route in pages:
+                        for name in list(webs)[turn % 2 :] + list(webs)[: turn % 2]:
+                            idle[name].append(
+                                load(browser, webs[name], route.replace("tournaments/main", "tournaments/warm-up"))
+                            )
+                        turn += 1
+                took = []
+                for number in range(args.tournaments):
+                    tournament = f"main-{number}"
+                    total = start_tournament(address, tournament, names, args.rounds)
+                    began = time.monotonic()
+                    while not finished(address, tournament):
+                        for page in pages:
+                            route = page.replace("tournaments/main", f"tournaments/{tournament}")
+                            for name in list(webs)[turn % 2 :] + list(webs)[: turn % 2]:
+                                busy[name].append(load(browser, webs[name], route))
+                            turn += 1
+                            if finished(address, tournament):
+                                break
+                    took.append(time.monotonic() - began)
+                browser.close()
+            plain, packed = sizes(after, "/api/matches/warm-up-0")
+        finally:
+            for bot in bots:
+                bot.terminate()
+            for bot in bots:
+                bot.wait(timeout=30)
+    print(
+        f"Tournaments: {args.tournaments} of {total} matches of {args.bots} random SDK bots, in "
+        f"{', '.join(f'{seconds:.0f}' for seconds in took)} s; load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    print(f"Pages: {', '.join('#/' + page for page in pages)}; each load in a fresh browser context")
+    print("| web UI, while | loads | p50 | p95 | max | server's part p50 | p95 |")
+    print("|---|---|---|---|---|---|---|")
+    for name in webs:
+        print(row(f"{name}, idle", idle[name]))
+    for name in webs:
+        print(row(f"{name}, under the tournament", busy[name]))
+    print(f"A replay's JSON (/api/matches/warm-up-0): {plain / 1000:.1f} kB, gzip {packed / 1000:.1f} kB")
+
+
+if __name__ == "__main__":
+    main()
