@@ -144,6 +144,9 @@ class ArenaClient:
     async def create_match(self, request: api_pb.CreateMatchRequest) -> api_pb.CreateMatchResponse:
         return await self._call("CreateMatch", request, api_pb.CreateMatchResponse)
 
+    async def create_challenge(self, request: api_pb.CreateChallengeRequest) -> api_pb.CreateChallengeResponse:
+        return await self._call("CreateChallenge", request, api_pb.CreateChallengeResponse)
+
     async def get_leaderboard(self, request: api_pb.GetLeaderboardRequest) -> api_pb.GetLeaderboardResponse:
         return await self._call("GetLeaderboard", request, api_pb.GetLeaderboardResponse)
 

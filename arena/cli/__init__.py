@@ -1,7 +1,7 @@
 """The `arena` command: local play and A/B tests, the server, and people's commands against one.
 
 One module per command group: local (play, test, scenarios), serve (serve, demo), owner, bot,
-match, tournament, ratings (leaderboard, ratings, queue). The ones that call an arena share the
+challenge, match, tournament, ratings (leaderboard, ratings, queue). The ones that call an arena share the
 options of `arena.cli.options` and the one client of `arena.client`.
 """
 
@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 
 from arena.cli.bot import bot
+from arena.cli.challenge import challenge
 from arena.cli.local import ab_test, games_command, play, scenarios
 from arena.cli.match import match
 from arena.cli.options import UsageProblem
@@ -40,6 +41,7 @@ for command in (
     demo,
     owner,
     bot,
+    challenge,
     match,
     tournament,
     leaderboard,
