@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.options import EnvOption
+from arena.cli.options import BANK_MS, HOUR_MS, MOVE_MS, EnvOption
 from arena.cli.output import console, print_tournament
 from arena.logs import LogFormat
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
@@ -29,7 +29,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 256),
     cls=EnvOption,
     envvar="ARENA_WORKERS",
     help="Node processes sharing the port and the Redis, under a supervisor that restarts them "
@@ -61,15 +61,11 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 @click.option(
     "--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM private key for TLS."
 )
-@click.option(
-    "--per-move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Default time per move."
-)
-@click.option(
-    "--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True, help="Default time bank per match."
-)
+@click.option("--per-move-ms", type=MOVE_MS, default=1000, show_default=True, help="Default time per move.")
+@click.option("--bank-ms", type=BANK_MS, default=10000, show_default=True, help="Default time bank per match.")
 @click.option(
     "--grace-ms",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, HOUR_MS),
     default=10000,
     show_default=True,
     help="How long a bot that lost its stream may take to resume before it forfeits.",
@@ -90,7 +86,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--match-slots",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 10_000),
     default=64,
     show_default=True,
     cls=EnvOption,
@@ -99,7 +95,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--claim-idle-ms",
-    type=click.IntRange(min=100),
+    type=click.IntRange(100, HOUR_MS),
     default=10000,
     show_default=True,
     cls=EnvOption,
@@ -125,14 +121,14 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--redis-connections",
-    type=click.IntRange(min=8),
+    type=click.IntRange(8, 10_000),
     cls=EnvOption,
     envvar="ARENA_REDIS_CONNECTIONS",
     help="Connections of the node's Redis pool for commands (env ARENA_REDIS_CONNECTIONS; default: the store's, 128).",
 )
 @click.option(
     "--retain-days",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, 36_500),
     default=30,
     show_default=True,
     cls=EnvOption,
@@ -156,7 +152,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--max-sessions-per-bot",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 2000),
     default=8,
     show_default=True,
     cls=EnvOption,
@@ -166,7 +162,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--builtin-workers",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, 256),
     default=0,
     show_default=True,
     cls=EnvOption,
