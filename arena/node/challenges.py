@@ -63,8 +63,8 @@ class NotAllowed(ChallengeRefused):
 
 
 class SeatNotReady(ChallengeRefused):
-    """A bot cannot take its seat now: not connected, busy with its most matches, or a hosted bot with
-    no working version; it may be able to later (FAILED_PRECONDITION, HTTP 409)."""
+    """A bot cannot take its seat: not connected, connected for other games only, or a hosted bot with no
+    working version; it may be able to later (FAILED_PRECONDITION, HTTP 409)."""
 
 
 class TooManyChallenges(ChallengeRefused):
@@ -179,8 +179,12 @@ async def check_seats(store: Store, owner: Principal, game: Game, seats: Sequenc
 
 
 async def check_ready(store: Store, sessions: SessionRegistry, node: str, game: str, seats: Sequence[str]) -> None:
-    """Every registered bot of `seats` can take its seat now: a remote bot connected (to any node) with a
-    session that plays `game`, a hosted bot with a working version the node hosting the match starts."""
+    """Every registered bot of `seats` can take its seat: a remote bot connected (to any node) with a
+    session that plays `game`, a hosted bot with a working version the node hosting the match starts.
+
+    A bot busy with its most matches is not refused: the match waits on the stream for a free slot, as
+    every work match does (a bot on the ladder is seldom free at the moment it is asked).
+    """
     registered = [name for name in seats if not name.startswith(BUILTIN_PREFIX)]
     here = {name: [s for s in sessions.of_bot(name) if s.attached and not s.exclusive] for name in registered}
     away = [name for name in registered if not here[name]]
@@ -190,9 +194,6 @@ async def check_ready(store: Store, sessions: SessionRegistry, node: str, game: 
             if not any(s.plays(game) for s in here[name]):
                 played = ", ".join(sorted(here[name][0].games))
                 raise SeatNotReady(f"bot {name!r} is connected for {played} only, not {game}")
-            if name not in elsewhere and not any(s.has_room() for s in here[name]):
-                most = max(s.max_matches for s in here[name])
-                raise SeatNotReady(f"bot {name!r} plays its most of {most} matches at once; try again when one ends")
         elif name in elsewhere:
             if not elsewhere[name].plays(game):
                 played = ", ".join(elsewhere[name].games)

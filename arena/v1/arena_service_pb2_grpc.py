@@ -310,9 +310,10 @@ class ArenaServiceServicer:
         while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
         not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
         bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
-        accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, busy with its most
-        matches, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has 4
-        challenges running, or started 60 in the last hour).
+        accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+        other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+        4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+        refusal: the match waits for a free slot of it, as every match on the work stream does.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

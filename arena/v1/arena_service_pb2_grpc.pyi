@@ -105,9 +105,10 @@ class ArenaServiceStub:
     while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
     not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
     bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
-    accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, busy with its most
-    matches, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has 4
-    challenges running, or started 60 in the last hour).
+    accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+    other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+    4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+    refusal: the match waits for a free slot of it, as every match on the work stream does.
     """
 
 @_typing.type_check_only
@@ -184,9 +185,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
     not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
     bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
-    accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, busy with its most
-    matches, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has 4
-    challenges running, or started 60 in the last hour).
+    accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+    other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+    4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+    refusal: the match waits for a free slot of it, as every match on the work stream does.
     """
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -386,9 +388,10 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
         not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
         bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
-        accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, busy with its most
-        matches, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has 4
-        challenges running, or started 60 in the last hour).
+        accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+        other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+        4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+        refusal: the match waits for a free slot of it, as every match on the work stream does.
         """
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -243,3 +243,28 @@ async def test_the_node_function_refuses_with_store_errors_the_web_can_show(aren
         await create_challenge(
             server.store, server.sessions, server.host.node, owner, game, ["mine", "nobody", "builtin:mc"], None
         )
+
+
+async def test_a_challenge_of_a_busy_bot_waits_for_its_free_slot(slow_arena: Arena) -> None:
+    arena = slow_arena
+    alice = await arena.owner("alice")
+    busy = RawBot(arena, await arena.bot(alice, "busy"))
+    await busy.connect(max_matches=1)
+    server = arena.server
+    owner = Principal("owner", "alice")
+    game = make_game("friday13", players=3)
+    seats = ["busy", "builtin:random", "builtin:heuristic"]
+
+    async def start() -> str:
+        order = await create_challenge(
+            server.store, server.sessions, server.host.node, owner, game, seats, None, start_wait=0.5
+        )
+        return order.match_id
+
+    first = await start()
+    second = await start()  # queued: the bot plays its one match at a time
+    assert first in server.host.live and second not in server.host.live
+    await busy.play_on(first)
+    await busy.play_on(second)
+    summary, _ = await arena.finished(second)
+    assert summary.termination == pb.TERMINATION_NORMAL
