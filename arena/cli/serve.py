@@ -218,6 +218,7 @@ def serve(
     # The node's code is loaded only when a node starts, so that the other commands start fast.
     from arena.app import ConfigError, ServerConfig, config_from_env, run_node
     from arena.app import serve as serve_node
+    from arena.cli.demo import kept_tokens
     from arena.match import Clock
     from arena.metrics import MetricsUnavailable
     from arena.node.builtin_pool import PoolConfig
@@ -271,6 +272,14 @@ def serve(
         )
     except (LadderError, ConfigError) as error:
         raise click.ClickException(str(error)) from None
+    # On a data directory of `arena demo`, say where it keeps its tokens, after the first line (where it serves).
+    hints = [] if redis_url else kept_tokens(data_dir, config.admin_token)
+
+    def announce(line: str) -> None:
+        print(line, flush=True)
+        while hints:
+            print(hints.pop(0), flush=True)
+
     # One process unless asked: a bot that reconnects to another worker cannot resume its session
     # there, and CreateMatch seats only bots connected to the worker it reaches (README).
     count = workers or 1
@@ -278,9 +287,9 @@ def serve(
         with contextlib.suppress(KeyboardInterrupt):
             if count == 1:
                 check_port(host, port)
-                run_node(serve_node(config, announce=lambda line: print(line, flush=True)), event_loop)
+                run_node(serve_node(config, announce=announce), event_loop)
             else:
-                run_node(supervise(config, count, announce=lambda line: print(line, flush=True)), event_loop)
+                run_node(supervise(config, count, announce=announce), event_loop)
     except (RedisUnavailable, WebUnavailable, MetricsUnavailable, SupervisorError) as error:
         raise click.ClickException(str(error)) from None
     except RuntimeError as error:
