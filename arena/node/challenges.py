@@ -108,8 +108,7 @@ async def create_challenge(
             raise _refused(
                 "running",
                 TooManyChallenges(
-                    f"{owner.name} has {taken.count} challenges running, the most at once: "
-                    "start another when one has ended"
+                    f"you have {taken.count} challenges running, the most at once: start another when one has ended"
                 ),
             )
         if taken.status == HOUR_FULL:
@@ -117,7 +116,7 @@ async def create_challenge(
             raise _refused(
                 "hourly",
                 TooManyChallenges(
-                    f"{owner.name} started {taken.count} challenges in the last hour, the most an hour: "
+                    f"you started {taken.count} challenges in the last hour, the most an hour: "
                     f"the next may start in {wait} min"
                 ),
             )

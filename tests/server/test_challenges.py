@@ -165,7 +165,7 @@ async def test_an_owner_has_four_challenges_running_at_most_and_another_once_one
     before = refusals("running")
     error = await refused(arena, alice, "quiet", "builtin:random", "builtin:heuristic", game="friday13")
     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert error.details() == "alice has 4 challenges running, the most at once: start another when one has ended"
+    assert error.details() == "you have 4 challenges running, the most at once: start another when one has ended"
     assert refusals("running") == before + 1
     # The bot plays its matches (answering every request) until the first one ends: a place is free again.
     await silent.play_on(first.match_id)
@@ -216,7 +216,7 @@ async def test_challenges_an_hour_are_limited_and_free_again_an_hour_after(arena
     with pytest.raises(TooManyChallenges) as caught:
         await start()
     assert str(caught.value) == (
-        "alice started 3 challenges in the last hour, the most an hour: the next may start in 60 min"
+        "you started 3 challenges in the last hour, the most an hour: the next may start in 60 min"
     )
     assert refusals("hourly") == before + 1
     # An hour later (the stored times moved back by an hour) the oldest no longer counts.
