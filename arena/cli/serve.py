@@ -308,7 +308,11 @@ def serve(
     "--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port to serve on."
 )
 @click.option("--quick", is_flag=True, help="Short tournaments (a few seconds), for a first look and for tests.")
-@click.option("--stay", is_flag=True, help="Keep serving after the tournaments, until Ctrl-C.")
+@click.option(
+    "--stay",
+    is_flag=True,
+    help="Keep serving after the tournaments, until Ctrl-C, and print the commands that bring your own bot.",
+)
 @click.option(
     "--http-port",
     type=click.IntRange(0, 65535),

@@ -81,3 +81,23 @@ async def test_a_challenge_needs_an_owner_token(arena: Arena) -> None:
     code, out, err = await cli(arena, "challenge", "mine", "--against", "builtin:mc,builtin:random")
     assert (code, out) == (2, "")
     assert err == "arena: error: this needs an owner token: pass --token or set ARENA_TOKEN or ARENA_ADMIN_TOKEN\n"
+
+
+async def test_a_bot_that_accepts_no_invitations_or_plays_another_game_is_refused_in_one_line(arena: Arena) -> None:
+    alice, bob = await arena.owner("alice"), await arena.owner("bob")
+    await arena.connect(RandomBot, await arena.bot(alice, "mine"))
+    await arena.connect(RandomBot, await arena.bot(bob, "bobs"))
+    cases = [
+        (
+            ("--against", "bobs,builtin:mc"),
+            "arena: error: bot 'bobs' belongs to bob, who has not let other owners enter it (its owner can: "
+            "arena bot set bobs --accept-invitations)\n",
+        ),
+        (
+            ("--against", "builtin:mc", "--game", "board13"),
+            "arena: error: bot 'mine' does not play board13 (it plays friday13, amigo13)\n",
+        ),
+    ]
+    for args, message in cases:
+        code, out, err = await cli(arena, "challenge", "mine", *args, token=alice)
+        assert (code, out, err) == (2, "", message)
