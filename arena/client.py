@@ -7,6 +7,8 @@ one line a person can act on (`error_message` is the only place that words gRPC 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,9 @@ TIMEOUT = 30.0
 """Seconds a call may take; uploads (SubmitBot) take longer, see `SUBMIT_TIMEOUT`."""
 SUBMIT_TIMEOUT = 300.0
 """Seconds `SubmitBot` may take: the upload and the validation match."""
+CONNECT_TIMEOUT = 1.5
+"""Seconds the first call waits for a connection to the arena; a server that does not answer by then
+(stopped, hung, or a host that drops packets) is named as unreachable, instead of after gRPC's 20 s."""
 UNREACHABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 Reply = TypeVar("Reply", bound=Message)
@@ -90,6 +95,7 @@ class ArenaClient:
             self._channel = grpc.aio.secure_channel(connection.server, credentials)
         # The generated stub has no type hints: the typed methods below are its only users.
         self._stub: Any = api_grpc.ArenaServiceStub(self._channel)
+        self._reached = False
 
     async def __aenter__(self) -> ArenaClient:
         return self
@@ -105,7 +111,32 @@ class ArenaClient:
     def _failed(self, error: grpc.RpcError) -> ArenaError:
         return ArenaError(error_message(error, self.connection.server), error.code())
 
+    async def _reach(self) -> None:
+        """Wait up to CONNECT_TIMEOUT for the connection, once: ArenaError if it is still being made then.
+
+        A connection that fails outright (refused, a TLS handshake gone wrong) is left to the call, whose
+        status says how it failed; only a server that does not answer at all is cut short here.
+        """
+        if self._reached:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CONNECT_TIMEOUT
+        state = self._channel.get_state(try_to_connect=True)
+        waiting = (grpc.ChannelConnectivity.IDLE, grpc.ChannelConnectivity.CONNECTING)
+        while state in waiting and loop.time() < deadline:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._channel.wait_for_state_change(state), deadline - loop.time())
+            state = self._channel.get_state(try_to_connect=True)
+        if state in waiting:
+            raise ArenaError(
+                f"cannot reach the arena at {self.connection.server}: no answer within {CONNECT_TIMEOUT:g} s "
+                "(is `arena serve` running there?)",
+                grpc.StatusCode.UNAVAILABLE,
+            )
+        self._reached = True
+
     async def _call(self, rpc: str, request: Any, reply: type[Reply], timeout: float = TIMEOUT) -> Reply:
+        await self._reach()
         try:
             answer: Reply = await getattr(self._stub, rpc)(
                 request, metadata=self.connection.metadata(), timeout=timeout
@@ -144,6 +175,9 @@ class ArenaClient:
     async def create_match(self, request: api_pb.CreateMatchRequest) -> api_pb.CreateMatchResponse:
         return await self._call("CreateMatch", request, api_pb.CreateMatchResponse)
 
+    async def create_challenge(self, request: api_pb.CreateChallengeRequest) -> api_pb.CreateChallengeResponse:
+        return await self._call("CreateChallenge", request, api_pb.CreateChallengeResponse)
+
     async def get_leaderboard(self, request: api_pb.GetLeaderboardRequest) -> api_pb.GetLeaderboardResponse:
         return await self._call("GetLeaderboard", request, api_pb.GetLeaderboardResponse)
 
@@ -172,6 +206,7 @@ class ArenaClient:
         self, request: api_pb.WatchTournamentRequest
     ) -> AsyncIterator[api_pb.WatchTournamentResponse]:
         """The tournament's state now and after every change, until it ends."""
+        await self._reach()
         try:
             async for update in self._stub.WatchTournament(request, metadata=self.connection.metadata()):
                 yield update

@@ -154,3 +154,11 @@ TOURNAMENT_REFUSALS = Counter(
     "invitations), seed (an owner chose the seed).",
     ["reason"],
 )
+
+CHALLENGE_REFUSALS = Counter(
+    "arena_challenge_refusals",
+    "Challenges refused for a limit or the consent rule, by reason: running (the owner's challenges running "
+    "at once), hourly (started in the last hour), invitation (another owner's bot that accepts no "
+    "invitations), not_yours (a challenger that is another owner's bot).",
+    ["reason"],
+)

@@ -95,15 +95,13 @@ def _invitations(info: Any) -> str:
 
 
 def _bots_table(bots: Any) -> Table:
-    view = table(
-        "bots", ("bot", "owner", "language", "games", "connected", "registered"), keep=("bot", "games", "registered")
-    )
+    view = table("bots", ("bot", "owner", "language", "games", "connected", "registered"), keep=("bot", "registered"))
     for info in bots:
         view.add_row(
             info.name,
             info.owner,
             info.language or "-",
-            ",".join(info.games),
+            ", ".join(info.games),  # wraps between games in a narrow terminal
             "yes" if info.connected else "no",
             when(info.created_ms, "day"),
         )

@@ -6,7 +6,9 @@ gRPC client processes, on the ladder; a rated round-robin tournament of friday13
 amigo13 through the work stream, with the heuristic Python bot also uploaded once as a hosted bot
 that the arena runs in its sandbox; then rated ladder tables of three for the Python bots, the
 tournament tables and the leaderboards. With `stay`
-the server keeps serving until Ctrl-C.
+the server keeps serving until Ctrl-C, and the demo shows the person at the keyboard how to bring
+their own bot: an owner account "you" is made for them, its token kept in the data directory
+(mode 0600, as the admin token is), and the commands to register, connect and challenge are printed.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -32,13 +36,14 @@ from rich.table import Table
 
 from arena.app import RunningServer, ServerConfig, running
 from arena.cli.output import table
+from arena.games import game_names
 from arena.hosted.package import pack
 from arena.matchmaking import QualitySchedule
 from arena.node import submissions as hosted_api
 from arena.node.ladder import LadderConfig, default_sizes
 from arena.node.submissions import ValidationConfig
 from arena.node.tournaments import create_tournament, live_table
-from arena.store import NameTaken, Store, open_redis
+from arena.store import NameTaken, Principal, Store, open_redis
 from arena.store.hosted import HostedStatus
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.tournaments import TournamentStore
@@ -49,6 +54,13 @@ SAMPLE_BOTS = ROOT / "sample_bots"
 HOSTED_BOT = "py-hosted-heuristic"
 OWNER = "demo"
 GAMES = ("friday13", "amigo13")
+"""The games of the demo's tournaments."""
+PLAYED = (*GAMES, *(game for game in game_names() if game not in GAMES))
+"""The games the sample bots play, and are registered for: every game (board13 too)."""
+YOU = "you"
+"""The owner account the demo makes for the person at the keyboard."""
+ADMIN_TOKEN_FILE = "admin.token"
+YOUR_BOT = "my-bot"
 
 
 @dataclass(frozen=True)
@@ -120,22 +132,149 @@ def bot_processes(
 
 
 async def register(store: Store, bots: list[DemoBot]) -> dict[str, str]:
-    """The demo owner and bots (made on first run, new tokens on later runs on the same data)."""
+    """The demo owner and bots (made on first run, new tokens on later runs on the same data).
+
+    They accept invitations, so that other owners (the demo's "you" first) may challenge them."""
     with contextlib.suppress(NameTaken):
         await store.create_owner(OWNER)
     tokens = {}
     for bot in bots:
         try:
-            _, tokens[bot.name] = await store.register_bot(OWNER, bot.name, GAMES, bot.language, "a sample bot")
+            _, tokens[bot.name] = await store.register_bot(
+                OWNER, bot.name, PLAYED, bot.language, "a sample bot", accepts_invitations=True
+            )
         except NameTaken:
             tokens[bot.name] = await store.rotate_bot_token(bot.name)
+            await store.update_bot(OWNER, bot.name, accepts_invitations=True)
     return tokens
+
+
+# -- tokens kept in the data directory ---------------------------------------------------------------
+
+
+def owner_token_file(name: str) -> str:
+    return f"owner-{name}.token"
+
+
+def read_token(path: Path) -> str | None:
+    """The token kept in `path`, None if there is none; RuntimeError (one line) if others may read it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise RuntimeError(f"cannot read the token file {path}: {error.strerror}") from None
+    with os.fdopen(fd) as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_uid != os.getuid():
+            raise RuntimeError(f"the token file {path} is not a file of this user's: remove it")
+        if status.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise RuntimeError(f"the token file {path} is open to others: chmod 600 {path}")
+        token = file.read().strip()
+    return token or None
+
+
+def keep_token(path: Path, token: str) -> None:
+    """Keep `token` in `path`, readable by this user alone (0600 from its first instant), replacing any earlier one."""
+    draft = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(token + "\n")
+    os.replace(draft, path)
+
+
+def admin_token(data_dir: Path) -> str:
+    """The admin token kept in DATA_DIR/admin.token, made and kept there on first run."""
+    path = data_dir / ADMIN_TOKEN_FILE
+    token = read_token(path)
+    if token is None:
+        token = "ata_" + secrets.token_urlsafe(24)
+        keep_token(path, token)
+    return token
+
+
+async def your_owner(store: Store, data_dir: Path) -> Path | None:
+    """The owner account "you", its token kept in DATA_DIR/owner-you.token: the file, or None when the
+    account exists but the file holds no valid token of it (its token is lost; the admin makes another owner)."""
+    path = data_dir / owner_token_file(YOU)
+    token = read_token(path)
+    if token is not None and await store.authenticate(token) == Principal("owner", YOU):
+        return path
+    try:
+        keep_token(path, await store.create_owner(YOU))
+    except NameTaken:
+        return None
+    return path
+
+
+def kept_tokens(data_dir: Path, admin: str | None) -> list[str]:
+    """What `arena serve` on a demo's data directory says of the tokens kept there: where they are.
+
+    The admin token file counts only while it holds the token in force (`admin` is the one the node was
+    given, None when it keeps the stored one)."""
+    found = []
+    try:
+        token = read_token(data_dir / ADMIN_TOKEN_FILE)
+        if token is not None and admin in (None, token):
+            found.append(f"the admin's in {data_dir / ADMIN_TOKEN_FILE}")
+        for path in sorted(data_dir.glob(owner_token_file("*"))):
+            if read_token(path) is not None:
+                name = path.name.removeprefix("owner-").removesuffix(".token")
+                found.append(f"owner {name}'s in {path}")
+    except RuntimeError as problem:
+        return [f"arena: {problem}"]
+    if not found:
+        return []
+    return [f"arena: tokens `arena demo` keeps in this data directory (mode 0600): {', '.join(found)}"]
+
+
+def shown_path(path: Path) -> str:
+    """`path` as a command line shows it: relative to the working directory when within it, else absolute."""
+    absolute = path.resolve()
+    with contextlib.suppress(ValueError):
+        return shlex.quote(str(absolute.relative_to(Path.cwd())))
+    return shlex.quote(str(absolute))
+
+
+async def your_own_bot(store: Store, address: str, data_dir: Path, owner_file: Path | None) -> list[str]:
+    """The lines that take the person at the keyboard from the demo to their own bot: the exact commands."""
+    admin_file = shown_path(data_dir / ADMIN_TOKEN_FILE)
+    another = f'ARENA_ADMIN_TOKEN="$(cat {admin_file})" arena owner create NAME --server {address}'
+    if owner_file is None:
+        return [
+            f'demo: the owner account "{YOU}" exists, but its token is no longer kept in '
+            f"{shown_path(data_dir / owner_token_file(YOU))}; make another owner with the admin token:",
+            f"  {another}",
+        ]
+    python = "python" if shutil.which("python") == sys.executable else shlex.quote(sys.executable)
+    yours = await store.list_bots(YOU)
+    bot = yours[0].name if yours else YOUR_BOT
+    games = " ".join(f"--game {game}" for game in PLAYED)
+    token_line = (
+        f"BOT_TOKEN=$(arena bot rotate-token {bot} | tail -n 1)"
+        if yours
+        else f"BOT_TOKEN=$(arena bot register {bot} {games} | tail -n 1)"
+    )
+    return [
+        f'demo: your own bot, from another terminal (your owner account "{YOU}"; its token is kept in '
+        f"{shown_path(owner_file)}, mode 0600):",
+        f'  export ARENA_SERVER={address} ARENA_TOKEN="$(cat {shown_path(owner_file)})"',
+        f"  {token_line}",
+        f'  {python} {shown_path(SAMPLE_BOTS / "python" / "heuristic_bot.py")} --token "$BOT_TOKEN" &'
+        "   # your bot: start from a copy",
+        "demo: once it is connected, challenge the sample bots (an unrated match; arena match show ID follows it):",
+        f"  arena challenge {bot} --against py-mc,builtin:heuristic",
+        f"  arena challenge {bot} --against py-heuristic --game board13",
+        f"demo: more owners: {another}",
+    ]
 
 
 async def submit_hosted(store: Store, note: Callable[[str], None]) -> list[str]:
     """The heuristic Python sample as a hosted bot: uploaded, validated, and run by the arena per match."""
     with contextlib.suppress(NameTaken):
-        await store.register_bot(OWNER, HOSTED_BOT, GAMES, "python", "a sample bot the arena hosts")
+        await store.register_bot(
+            OWNER, HOSTED_BOT, PLAYED, "python", "a sample bot the arena hosts", accepts_invitations=True
+        )
     package = pack(SAMPLE_BOTS / "python")
     done = await hosted_api.submit(
         store, OWNER, HOSTED_BOT, "friday13", "python heuristic_bot.py", package.data, ValidationConfig()
@@ -216,8 +355,10 @@ async def run_tournaments(
 
 
 async def leaderboards(store: Store) -> dict[str, list[LeaderboardRow]]:
+    """The leaderboards of the tournaments' games, and of any other game the ladder rated matches of."""
     ratings = RatingStore(store.redis)
-    return {game: await ratings.leaderboard(game) for game in GAMES}
+    boards = {game: await ratings.leaderboard(game) for game in PLAYED}
+    return {game: rows for game, rows in boards.items() if rows or game in GAMES}
 
 
 @contextlib.asynccontextmanager
@@ -227,6 +368,7 @@ async def demo_server(
     with contextlib.ExitStack() as stack:
         if data_dir is None:
             data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-demo-")))
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         # Tables of three on the ladder: the three Python bots join it (the Node bot plays tournaments only).
         # Three bots of very different strength never make a balanced table, so the demo's ladder
         # settles for any table within seconds instead of the two minutes a real ladder waits.
@@ -237,7 +379,7 @@ async def demo_server(
         config = ServerConfig(
             port=port,
             data_dir=data_dir,
-            admin_token="ata_" + secrets.token_urlsafe(24),
+            admin_token=admin_token(data_dir),
             ladder=ladder,
             http_port=http_port,
         )
@@ -278,6 +420,7 @@ async def run_demo(
         if arena.web is not None:
             console.print(f"demo: web UI on {arena.web.url} (leaderboards, replays, live tournaments)")
         tokens = await register(arena.store, bots)
+        owner_file = await your_owner(arena.store, where)
         with bot_processes(bots, tokens, arena.address, default_max_matches(), ladder=not quick) as processes:
             await wait_connected(arena, {bot.name for bot in bots}, processes)
             console.print(f"demo: {len(bots)} bots connected: {', '.join(bot.name for bot in bots)}")
@@ -320,8 +463,18 @@ async def run_demo(
             for game, rows in (await leaderboards(arena.store)).items():
                 console.print(leaderboard_view(game, rows))
             if stay:
+                for line in await your_own_bot(arena.store, arena.address, where, owner_file):
+                    console.print(line, soft_wrap=True, highlight=False, markup=False)
                 console.print(f"demo: still serving on {arena.address}; Ctrl-C stops the server and the bots")
                 await wait_for_interrupt()
+            elif data_dir is not None and owner_file is not None:
+                console.print(
+                    f"demo: `arena serve --data-dir {shown_path(where)}` serves this arena again; your owner "
+                    f"token stays in {shown_path(owner_file)}",
+                    soft_wrap=True,
+                    highlight=False,
+                    markup=False,
+                )
     console.print(
         "demo: stopped the server, the bots and the web UI"
         + ("" if stay else " (--stay keeps them until Ctrl-C; --data-dir DIR keeps the data for another run)"),
@@ -340,7 +493,7 @@ async def ladder_matches(store: Store, before: int, want: int, timeout: float) -
 async def rated_results(store: Store) -> int:
     """Results stored for the ratings of the demo's games (tournament and ladder matches)."""
     ratings = RatingStore(store.redis)
-    return sum([len(await ratings.results(game)) for game in GAMES])
+    return sum([len(await ratings.results(game)) for game in PLAYED])
 
 
 def leaderboard_view(game: str, rows: list[LeaderboardRow]) -> Table:

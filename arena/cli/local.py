@@ -14,8 +14,11 @@ import click
 
 from arena.cli.options import (
     ADMIN_TOKEN_ENV,
+    MOST_SEATINGS,
+    MOST_SEATS,
     TOKEN_ENV,
     EnvOption,
+    FiniteRange,
     Token,
     call,
     fail,
@@ -24,6 +27,14 @@ from arena.cli.options import (
     print_json,
 )
 from arena.cli.output import console, counted, print_head_to_head, print_standings, table
+
+MOST_GAMES = 1_000_000
+"""The most matches `arena play` plays, and deals `arena test` plays: every result is kept for the
+standings (about 800 bytes a match of four), so this bounds the memory near a gigabyte."""
+MOST_MARGIN = 1000.0
+"""The largest --margin: more points a match than any game's scores span."""
+MOST_ELO = 2000.0
+"""The largest Elo difference: at 800 the better bot already wins 99% of its pairings."""
 
 if TYPE_CHECKING:
     from arena.match.abtest import ABTest
@@ -49,11 +60,19 @@ def game_params(game_name: str, players: int | None, texts: dict[str, str]) -> d
     help="Comma-separated built-in bots in seat order, e.g. mc,heuristic,random; NAME=BOT names a copy, "
     "e.g. h1=heuristic,h2=heuristic.",
 )
-@click.option("--players", type=int, help="Number of players; defaults to the number of bots.")
+@click.option(
+    "--players", type=click.IntRange(1, MOST_SEATS), help="Number of players; defaults to the number of bots."
+)
 @click.option("--edition", help="Shorthand for --param edition=E (friday13: en, 50 cards, or de, 53 cards).")
 @click.option("--scenario", help="Shorthand for --param scenario=S (board13: a shipped name or a TOML file).")
 @game_param_option
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Number of matches.")
+@click.option(
+    "--games",
+    type=click.IntRange(1, MOST_GAMES),
+    default=100,
+    show_default=True,
+    help=f"Number of matches, at most {MOST_GAMES:,} (the standings keep every result: about 1 KB each).",
+)
 @click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
 @click.option(
     "--duplicate",
@@ -62,7 +81,7 @@ def game_params(game_name: str, players: int | None, texts: dict[str, str]) -> d
 )
 @click.option(
     "--seatings",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MOST_SEATINGS),
     help="With --duplicate: seatings per deal, a multiple of the players (default: the whole design, 24 for 4).",
 )
 @click.option(
@@ -156,32 +175,48 @@ def play(
 @click.argument("bot_a", metavar="A")
 @click.argument("bot_b", metavar="B")
 @click.option("--game", "game_name", required=True, help="The game (`arena games` lists them).")
-@click.option("--players", type=int, help="Players per match (default: the game's); seats beyond A and B hold --field.")
+@click.option(
+    "--players",
+    type=click.IntRange(1, MOST_SEATS),
+    help="Players per match (default: the game's); seats beyond A and B hold --field.",
+)
 @game_param_option
 @click.option(
     "--field", "field_bot", help="The bot in the other seats (default: heuristic; builtin:heuristic with --server)."
 )
-@click.option("--margin", type=float, help="H1: A scores this much better per match than B (default 1, if no Elo).")
-@click.option("--elo0", type=float, help="H0 as an Elo difference A - B (instead of --margin).")
-@click.option("--elo1", type=float, help="H1 as an Elo difference A - B.")
+@click.option(
+    "--margin",
+    type=FiniteRange(-MOST_MARGIN, MOST_MARGIN),
+    help="H1: A scores this much better per match than B (default 1, if no Elo).",
+)
+@click.option(
+    "--elo0", type=FiniteRange(-MOST_ELO, MOST_ELO), help="H0 as an Elo difference A - B (instead of --margin)."
+)
+@click.option("--elo1", type=FiniteRange(-MOST_ELO, MOST_ELO), help="H1 as an Elo difference A - B.")
 @click.option(
     "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteRange(0, 1, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="The chance of accepting H1 when H0 holds.",
 )
 @click.option(
     "--beta",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteRange(0, 1, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="The chance of accepting H0 when H1 holds.",
 )
 @click.option(
-    "--max-deals", type=click.IntRange(min=1), default=2000, show_default=True, help="Stop undecided after this."
+    "--max-deals",
+    type=click.IntRange(1, MOST_GAMES),
+    default=2000,
+    show_default=True,
+    help="Stop undecided after this.",
 )
-@click.option("--seatings", type=click.IntRange(min=1), help="Seatings per deal (default: the whole seat-fair design).")
+@click.option(
+    "--seatings", type=click.IntRange(1, MOST_SEATINGS), help="Seatings per deal (default: the whole seat-fair design)."
+)
 @click.option(
     "--seed",
     help="Seed text; the same seed gives the same deals. Default: 'abtest' here; with --server a random one, "
@@ -265,9 +300,9 @@ def ab_test(
         if margin is None and elo0 is None and elo1 is None:
             margin = 1.0
         hypotheses = Hypotheses(margin, elo0, elo1)
+        test = ABTest(game, bot_a, bot_b, hypotheses, field_bot, alpha, beta, seatings, seed)
     except ValueError as problem:
         fail(str(problem))
-    test = ABTest(game, bot_a, bot_b, hypotheses, field_bot, alpha, beta, seatings, seed)
     live = sys.stderr.isatty() and not as_json
     if not as_json:
         console().print(

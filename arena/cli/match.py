@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 import click
 
 from arena.cli.options import (
+    BANK_MS,
+    MOST_SEATS,
+    MOVE_MS,
     Token,
     call,
     connection_options,
@@ -38,14 +41,17 @@ def match() -> None:
     required=True,
     help="Comma-separated, in seat order: connected bots' names or builtin:random|heuristic|mc.",
 )
-@click.option("--players", type=int, default=0, help="Number of players; defaults to the number of seats.")
+@click.option(
+    "--players",
+    type=click.IntRange(0, MOST_SEATS),
+    default=0,
+    help="Number of players; defaults to the number of seats.",
+)
 @click.option("--edition", default="", help="Shorthand for --param edition=E (friday13: en, the default, or de).")
 @game_param_option
 @click.option("--seed", default="", help="The match seed in hex; random when not given.")
-@click.option("--per-move-ms", type=click.IntRange(min=1), help="Time per move (default: the server's).")
-@click.option(
-    "--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True, help="Time bank, with --per-move-ms."
-)
+@click.option("--per-move-ms", type=MOVE_MS, help="Time per move (default: the server's).")
+@click.option("--bank-ms", type=BANK_MS, default=10000, show_default=True, help="Time bank, with --per-move-ms.")
 @connection_options(Token.ADMIN)
 def match_create(
     game_name: str,

@@ -34,6 +34,35 @@ TLS_ENV = "ARENA_TLS"
 CA_CERT_ENV = "ARENA_CA_CERT"
 
 
+HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
+
+
+class FiniteRange(click.FloatRange):
+    """A FloatRange that also refuses nan (which compares false with both bounds, so FloatRange lets it by)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"{value!r} is not a number in the range {self._describe_range()}.", param, ctx)
+        return number
+
+
+# Every number the commands take has both bounds (tests/cli/test_numbers.py walks them): a value out
+# of range is one line and exit code 2, never a traceback from the wire (uint32 fields) or a run
+# that fills the memory. The bounds are far beyond any sensible use.
+MOVE_MS = click.IntRange(1, HOUR_MS)
+"""Milliseconds a move may take: at most an hour."""
+BANK_MS = click.IntRange(0, DAY_MS)
+"""Milliseconds of a match's time bank: at most a day."""
+MOST_SEATS = 100
+"""More seats than any game has (the card games seat at most 6): the game's own check names its range."""
+MOST_MATCHES = 100_000
+"""A tournament's most matches (arena.tournaments.spec.MAX_MATCHES, not imported: it loads every game)."""
+MOST_SEATINGS = 5040
+"""Seatings per deal: every order of 7 players, more than the seat-fair designs of any game's table."""
+
+
 class UsageProblem(Exception):
     """Bad input from the command line: printed as one line, exit code 2."""
 

@@ -41,14 +41,14 @@ def when(ms: int, to: str = "minute") -> str:
 
 
 def table(title: str, columns: Sequence[str], *, numbers: Collection[str] = (), keep: Collection[str] = ()) -> Table:
-    """An empty table in the CLI's one style, made to fit 80 columns: a rule under the header and no
-    boxes (two spaces between columns, none at the edges), the title on the left, `numbers` right-aligned,
-    and `keep` (bot names, times) never wrapped or cut, so the other columns give way first."""
+    """An empty table in the CLI's one style: a rule under the header and no boxes (two spaces between
+    columns, none at the edges), the title on the left, `numbers` right-aligned, and `keep` (bot names,
+    times) never wrapped. Nothing in it is ever cut (`fitted_table`): the other columns wrap between
+    words to fit the terminal, and a table that cannot fit so prints each row as a record instead."""
     from rich import box
-    from rich.table import Table
 
     # At least as wide as its title, so that the title is not folded over two lines.
-    view = Table(
+    view = fitted_table()(
         title=title,
         title_justify="left",
         box=box.SIMPLE_HEAD,
@@ -60,9 +60,73 @@ def table(title: str, columns: Sequence[str], *, numbers: Collection[str] = (), 
     for column in columns:
         # A header is never cut: its width is the least its column gets.
         view.add_column(
-            column, justify="right" if column in numbers else "left", no_wrap=column in keep, min_width=len(column)
+            column,
+            justify="right" if column in numbers else "left",
+            no_wrap=column in keep,
+            min_width=len(column),
+            overflow="fold",
         )
     return view
+
+
+@functools.cache
+def fitted_table() -> type[Table]:
+    """rich's Table, laid out so that nothing is cut: made on first use, as rich is loaded then.
+
+    rich fits a wide table to the terminal by cutting cells short ("javascr…") and, when that is not
+    enough, dropping whole columns. This one shrinks only the columns that may wrap, widest first and
+    never below their longest word (or a kept column's whole cell), so every word stays whole; a table
+    whose least width is still wider than the terminal prints as records, a "column  value" line each.
+    """
+    from rich.console import ConsoleOptions, Group, RenderResult
+    from rich.table import Table
+
+    class FittedTable(Table):
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            for column in self.columns:
+                column.width = None  # laid out afresh for every width it is drawn at
+            widths = self.fitted_widths(console, options)
+            if widths is None:
+                yield self.records()
+                return
+            for column, width in zip(self.columns, widths, strict=True):
+                column.width = width - self._get_padding_width(column._index)
+            try:
+                yield from super().__rich_console__(console, options)
+            finally:
+                for column in self.columns:
+                    column.width = None
+
+        def fitted_widths(self, console: Console, options: ConsoleOptions) -> list[int] | None:
+            """Each column's width with its padding, within `options.max_width`; None if the words do not fit."""
+            room = options.max_width - self._extra_width
+            measured = [self._measure_column(console, options.update_width(10**6), column) for column in self.columns]
+            widths = [measure.maximum for measure in measured]
+            least = [
+                measure.maximum if column.no_wrap else measure.minimum
+                for measure, column in zip(measured, self.columns, strict=True)
+            ]
+            if sum(least) > room:
+                return None
+            while sum(widths) > room:
+                widest = max((i for i in range(len(widths)) if widths[i] > least[i]), key=lambda i: widths[i])
+                widths[widest] -= 1
+            return widths
+
+        def records(self) -> Group:
+            """The rows as records: the title, then per row a "column  value" line per column, a blank line between."""
+            form = Table.grid(padding=(0, 2))
+            form.add_column(no_wrap=True)
+            form.add_column(overflow="fold")
+            rows = list(zip(*(column.cells for column in self.columns), strict=True))
+            for number, row in enumerate(rows):
+                if number:
+                    form.add_row("", "")
+                for column, cell in zip(self.columns, row, strict=True):
+                    form.add_row(str(column.header), cell)
+            return Group(self.title or "", form) if self.title else Group(form)
+
+    return FittedTable
 
 
 def print_head_to_head(rows: list[dict[str, Any]], pairs: list[dict[str, Any]], score_name: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.options import EnvOption
+from arena.cli.options import BANK_MS, HOUR_MS, MOVE_MS, EnvOption
 from arena.cli.output import console, print_tournament
 from arena.logs import LogFormat
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
@@ -29,7 +29,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 256),
     cls=EnvOption,
     envvar="ARENA_WORKERS",
     help="Node processes sharing the port and the Redis, under a supervisor that restarts them "
@@ -61,15 +61,11 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 @click.option(
     "--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM private key for TLS."
 )
-@click.option(
-    "--per-move-ms", type=click.IntRange(min=1), default=1000, show_default=True, help="Default time per move."
-)
-@click.option(
-    "--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True, help="Default time bank per match."
-)
+@click.option("--per-move-ms", type=MOVE_MS, default=1000, show_default=True, help="Default time per move.")
+@click.option("--bank-ms", type=BANK_MS, default=10000, show_default=True, help="Default time bank per match.")
 @click.option(
     "--grace-ms",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, HOUR_MS),
     default=10000,
     show_default=True,
     help="How long a bot that lost its stream may take to resume before it forfeits.",
@@ -90,7 +86,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--match-slots",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 10_000),
     default=64,
     show_default=True,
     cls=EnvOption,
@@ -99,7 +95,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--claim-idle-ms",
-    type=click.IntRange(min=100),
+    type=click.IntRange(100, HOUR_MS),
     default=10000,
     show_default=True,
     cls=EnvOption,
@@ -125,14 +121,14 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--redis-connections",
-    type=click.IntRange(min=8),
+    type=click.IntRange(8, 10_000),
     cls=EnvOption,
     envvar="ARENA_REDIS_CONNECTIONS",
     help="Connections of the node's Redis pool for commands (env ARENA_REDIS_CONNECTIONS; default: the store's, 128).",
 )
 @click.option(
     "--retain-days",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, 36_500),
     default=30,
     show_default=True,
     cls=EnvOption,
@@ -156,7 +152,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--max-sessions-per-bot",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 2000),
     default=8,
     show_default=True,
     cls=EnvOption,
@@ -166,7 +162,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 )
 @click.option(
     "--builtin-workers",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, 256),
     default=0,
     show_default=True,
     cls=EnvOption,
@@ -231,6 +227,7 @@ def serve(
     # The node's code is loaded only when a node starts, so that the other commands start fast.
     from arena.app import ConfigError, ServerConfig, config_from_env, run_node
     from arena.app import serve as serve_node
+    from arena.cli.demo import kept_tokens
     from arena.match import Clock
     from arena.metrics import MetricsUnavailable
     from arena.node.builtin_pool import PoolConfig
@@ -285,6 +282,14 @@ def serve(
         )
     except (LadderError, ConfigError) as error:
         raise click.ClickException(str(error)) from None
+    # On a data directory of `arena demo`, say where it keeps its tokens, after the first line (where it serves).
+    hints = [] if redis_url else kept_tokens(data_dir, config.admin_token)
+
+    def announce(line: str) -> None:
+        print(line, flush=True)
+        while hints:
+            print(hints.pop(0), flush=True)
+
     # One process unless asked: a bot that reconnects to another worker cannot resume its session
     # there, and CreateMatch seats only bots connected to the worker it reaches (README).
     count = workers or 1
@@ -292,9 +297,9 @@ def serve(
         with contextlib.suppress(KeyboardInterrupt):
             if count == 1:
                 check_port(host, port)
-                run_node(serve_node(config, announce=lambda line: print(line, flush=True)), event_loop)
+                run_node(serve_node(config, announce=announce), event_loop)
             else:
-                run_node(supervise(config, count, announce=lambda line: print(line, flush=True)), event_loop)
+                run_node(supervise(config, count, announce=announce), event_loop)
     except (RedisUnavailable, WebUnavailable, MetricsUnavailable, SupervisorError) as error:
         raise click.ClickException(str(error)) from None
     except RuntimeError as error:
@@ -313,7 +318,11 @@ def serve(
     "--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port to serve on."
 )
 @click.option("--quick", is_flag=True, help="Short tournaments (a few seconds), for a first look and for tests.")
-@click.option("--stay", is_flag=True, help="Keep serving after the tournaments, until Ctrl-C.")
+@click.option(
+    "--stay",
+    is_flag=True,
+    help="Keep serving after the tournaments, until Ctrl-C, and print the commands that bring your own bot.",
+)
 @click.option(
     "--http-port",
     type=click.IntRange(0, 65535),

@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.options import Token, call, connection_options, game_param_option, game_param_texts
+from arena.cli.options import (
+    MOST_MATCHES,
+    MOST_SEATINGS,
+    MOST_SEATS,
+    Token,
+    call,
+    connection_options,
+    game_param_option,
+    game_param_texts,
+)
 from arena.cli.output import console, counted, print_tournament, table
 
 if TYPE_CHECKING:
@@ -36,13 +45,13 @@ def tournament() -> None:
     "--table-size",
     "--players",
     "table_size",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MOST_SEATS),
     default=4,
     show_default=True,
     help="Players per match.",
 )
 @click.option(
-    "--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Repetitions, or Swiss rounds."
+    "--rounds", type=click.IntRange(1, MOST_MATCHES), default=1, show_default=True, help="Repetitions, or Swiss rounds."
 )
 @click.option(
     "--duplicate",
@@ -51,7 +60,7 @@ def tournament() -> None:
 )
 @click.option(
     "--seatings",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MOST_SEATINGS),
     default=0,
     help="With --duplicate: seatings per deal, a multiple of the table size (default: the whole design).",
 )

@@ -19,6 +19,17 @@ from arena.games import GameError, game_names
 from arena.games.base import seed_commitment
 from arena.node import submissions as hosted_api
 from arena.node import watch
+from arena.node.challenges import (
+    BadChallenge,
+    ChallengeLimits,
+    ChallengeRefused,
+    NotAllowed,
+    SeatNotReady,
+    TooManyChallenges,
+    UnknownBot,
+    create_challenge,
+    default_game,
+)
 from arena.node.hosted import HostedManager
 from arena.node.ladder import Ladder
 from arena.node.matches import (
@@ -47,6 +58,7 @@ from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
+from arena.v1 import messages_pb2 as pb
 from arena.wire import convert
 
 log = logging.getLogger(__name__)
@@ -198,6 +210,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         ratings: RatingStore | None = None,
         ladder: Ladder | None = None,
         hosted: HostedManager | None = None,
+        challenge_limits: ChallengeLimits | None = None,
     ) -> None:
         self.store = store
         self.sessions = sessions
@@ -205,6 +218,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         self.ratings = ratings or RatingStore(store.redis)
         self.ladder = ladder
         self.hosted = hosted
+        self.challenge_limits = challenge_limits or ChallengeLimits()
 
     async def CreateOwner(
         self, request: api_pb.CreateOwnerRequest, context: grpc.aio.ServicerContext
@@ -380,6 +394,40 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         commitment = seed_commitment(bytes.fromhex(order.seed))
         return api_pb.CreateMatchResponse(match_id=order.match_id, seed_commitment=commitment)
 
+    async def CreateChallenge(
+        self, request: api_pb.CreateChallengeRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.CreateChallengeResponse:
+        caller = await require(
+            self.store, context, "owner", "admin", why="a challenge is started by its bot's owner: use an owner token"
+        )
+        seats = [request.bot.strip(), *(name.strip() for name in request.opponents)]
+        spec = pb.GameSpec()
+        spec.CopyFrom(request.game)
+        try:
+            if not spec.game:
+                spec.game = await default_game(self.store, seats)
+            game = convert.game_from_spec(spec, len(seats))
+            order = await create_challenge(
+                self.store,
+                self.sessions,
+                self.host.node,
+                caller,
+                game,
+                seats,
+                self.host.default_clock,
+                limits=self.challenge_limits,
+            )
+        except GameError as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except ChallengeRefused as error:
+            await abort(context, _CHALLENGE_STATUS.get(type(error), grpc.StatusCode.INVALID_ARGUMENT), str(error))
+        return api_pb.CreateChallengeResponse(
+            match_id=order.match_id,
+            seed_commitment=seed_commitment(bytes.fromhex(order.seed)),
+            game=convert.spec_from_game(game),
+            seats=order.seats,
+        )
+
     async def GetLeaderboard(
         self, request: api_pb.GetLeaderboardRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.GetLeaderboardResponse:
@@ -465,6 +513,16 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             connected=bot.name in self.sessions.connected(),
             accepts_invitations=bot.accepts_invitations,
         )
+
+
+_CHALLENGE_STATUS = {
+    BadChallenge: grpc.StatusCode.INVALID_ARGUMENT,
+    UnknownBot: grpc.StatusCode.NOT_FOUND,
+    NotAllowed: grpc.StatusCode.PERMISSION_DENIED,
+    SeatNotReady: grpc.StatusCode.FAILED_PRECONDITION,
+    TooManyChallenges: grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+"""The status of each kind of refused challenge (arena/node/challenges.py)."""
 
 
 def _final_view(replay: dict[str, Any]) -> Any:

@@ -85,6 +85,11 @@
 |                                  |        | process (PX expiry; deleted when it is stopped)      |
 | arena:replication:mark           | string | written before each WAIT that confirms a result on   |
 |                                  |        | the replicas (store/sentinel.py)                     |
+| arena:challenges:{owner}:running | zset   | the owner's challenges not known to have ended:      |
+|                                  |        | match id -> ms it was asked for; one leaves once its |
+|                                  |        | result is in arena:work:results                      |
+| arena:challenges:{owner}:hour    | zset   | the owner's challenges of the last hour: match id -> |
+|                                  |        | ms it was asked for (expires an hour after the last) |
 """
 
 from __future__ import annotations
@@ -278,3 +283,14 @@ def hosted_runs(bot_name: str) -> str:
 
 def hosted_token(token_hash: str) -> str:
     return f"{PREFIX}hosted-token:{token_hash}"
+
+
+# -- challenges (arena/store/challenges.py) -------------------------------------------------------
+
+
+def challenges_running(owner_name: str) -> str:
+    return f"{PREFIX}challenges:{owner_name}:running"
+
+
+def challenges_hour(owner_name: str) -> str:
+    return f"{PREFIX}challenges:{owner_name}:hour"

@@ -619,3 +619,25 @@ class GetBotLogsResponse(_message.Message):
     versions: _containers.RepeatedCompositeFieldContainer[HostedVersion]
     runs: _containers.RepeatedCompositeFieldContainer[HostedRun]
     def __init__(self, name: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[HostedVersion, _Mapping]]] = ..., runs: _Optional[_Iterable[_Union[HostedRun, _Mapping]]] = ...) -> None: ...
+
+class CreateChallengeRequest(_message.Message):
+    __slots__ = ("bot", "opponents", "game")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    opponents: _containers.RepeatedScalarFieldContainer[str]
+    game: _messages_pb2.GameSpec
+    def __init__(self, bot: _Optional[str] = ..., opponents: _Optional[_Iterable[str]] = ..., game: _Optional[_Union[_messages_pb2.GameSpec, _Mapping]] = ...) -> None: ...
+
+class CreateChallengeResponse(_message.Message):
+    __slots__ = ("match_id", "seed_commitment", "game", "seats")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seed_commitment: str
+    game: _messages_pb2.GameSpec
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., game: _Optional[_Union[_messages_pb2.GameSpec, _Mapping]] = ..., seats: _Optional[_Iterable[str]] = ...) -> None: ...

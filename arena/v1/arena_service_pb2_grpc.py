@@ -135,6 +135,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsResponse.FromString,
                 _registered_method=True)
+        self.CreateChallenge = channel.unary_unary(
+                '/arena.v1.ArenaService/CreateChallenge',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.CreateChallengeRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.CreateChallengeResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -297,6 +302,23 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateChallenge(self, request, context):
+        """Start an unrated match now between one of the caller's bots and opponents the caller chooses
+        (an owner token, or the admin's): built-in bots, the caller's own bots, and other owners' bots
+        that accept invitations (BotInfo); the admin may seat any bot. It is queued on the work stream
+        like every match and never rated; the reply comes once a node has started it (or after 10 s,
+        while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
+        not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
+        bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
+        accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+        other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+        4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+        refusal: the match waits for a free slot of it, as every match on the work stream does.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -399,6 +421,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetBotLogs,
                     request_deserializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__service__pb2.GetBotLogsResponse.SerializeToString,
+            ),
+            'CreateChallenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateChallenge,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.CreateChallengeRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.CreateChallengeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -942,6 +969,33 @@ class ArenaService:
             '/arena.v1.ArenaService/GetBotLogs',
             arena_dot_v1_dot_arena__service__pb2.GetBotLogsRequest.SerializeToString,
             arena_dot_v1_dot_arena__service__pb2.GetBotLogsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateChallenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/CreateChallenge',
+            arena_dot_v1_dot_arena__service__pb2.CreateChallengeRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.CreateChallengeResponse.FromString,
             options,
             channel_credentials,
             insecure,

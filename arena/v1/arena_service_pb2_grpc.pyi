@@ -97,6 +97,19 @@ class ArenaServiceStub:
     """A hosted bot's versions and the end of its stderr in its recent matches (its owner's token,
     or admin).
     """
+    CreateChallenge: _grpc.UnaryUnaryMultiCallable[_arena_service_pb2.CreateChallengeRequest, _arena_service_pb2.CreateChallengeResponse]
+    """Start an unrated match now between one of the caller's bots and opponents the caller chooses
+    (an owner token, or the admin's): built-in bots, the caller's own bots, and other owners' bots
+    that accept invitations (BotInfo); the admin may seat any bot. It is queued on the work stream
+    like every match and never rated; the reply comes once a node has started it (or after 10 s,
+    while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
+    not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
+    bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
+    accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+    other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+    4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+    refusal: the match waits for a free slot of it, as every match on the work stream does.
+    """
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -163,6 +176,19 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     GetBotLogs: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.GetBotLogsRequest, _arena_service_pb2.GetBotLogsResponse]  # type: ignore[assignment]
     """A hosted bot's versions and the end of its stderr in its recent matches (its owner's token,
     or admin).
+    """
+    CreateChallenge: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.CreateChallengeRequest, _arena_service_pb2.CreateChallengeResponse]  # type: ignore[assignment]
+    """Start an unrated match now between one of the caller's bots and opponents the caller chooses
+    (an owner token, or the admin's): built-in bots, the caller's own bots, and other owners' bots
+    that accept invitations (BotInfo); the admin may seat any bot. It is queued on the work stream
+    like every match and never rated; the reply comes once a node has started it (or after 10 s,
+    while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
+    not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
+    bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
+    accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+    other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+    4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+    refusal: the match waits for a free slot of it, as every match on the work stream does.
     """
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -347,6 +373,25 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_arena_service_pb2.GetBotLogsResponse, _abc.Awaitable[_arena_service_pb2.GetBotLogsResponse]]:
         """A hosted bot's versions and the end of its stderr in its recent matches (its owner's token,
         or admin).
+        """
+
+    @_abc_1.abstractmethod
+    def CreateChallenge(
+        self,
+        request: _arena_service_pb2.CreateChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_service_pb2.CreateChallengeResponse, _abc.Awaitable[_arena_service_pb2.CreateChallengeResponse]]:
+        """Start an unrated match now between one of the caller's bots and opponents the caller chooses
+        (an owner token, or the admin's): built-in bots, the caller's own bots, and other owners' bots
+        that accept invitations (BotInfo); the admin may seat any bot. It is queued on the work stream
+        like every match and never rated; the reply comes once a node has started it (or after 10 s,
+        while a bot is busy). Refusals, each with a one-line reason: INVALID_ARGUMENT (seats that do
+        not fit the game, a bot named twice, a game a bot does not play), NOT_FOUND (an unregistered
+        bot), PERMISSION_DENIED (a challenger that is not the caller's, another owner's bot that
+        accepts no invitations), FAILED_PRECONDITION (a bot that is not connected, or connected for
+        other games only, or a hosted bot without a working version), RESOURCE_EXHAUSTED (the owner has
+        4 challenges running, or started 60 in the last hour). A bot busy with its most matches is no
+        refusal: the match waits for a free slot of it, as every match on the work stream does.
         """
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

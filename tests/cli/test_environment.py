@@ -44,8 +44,8 @@ SERVE = ("serve", "--port", "0", "--http-port", "0", "--data-dir", "data")
     ("variable", "value", "args", "problem"),
     [
         ("ARENA_MATCH_SLOTS", "abc", SERVE, "'abc' is not a valid integer range"),
-        ("ARENA_MATCH_SLOTS", "0", SERVE, "0 is not in the range x>=1"),
-        ("ARENA_CLAIM_IDLE_MS", "5", SERVE, "5 is not in the range x>=100"),
+        ("ARENA_MATCH_SLOTS", "0", SERVE, "0 is not in the range 1<=x<=10000"),
+        ("ARENA_CLAIM_IDLE_MS", "5", SERVE, "5 is not in the range 100<=x<=3600000"),
         ("ARENA_REDIS_CONNECTIONS", "many", SERVE, "'many' is not a valid integer range"),
         ("ARENA_UNSAFE_NO_SANDBOX", "maybe", SERVE, "'maybe' is not a valid boolean"),
         ("ARENA_CA_CERT", "no-such.pem", ("leaderboard", "friday13"), "File 'no-such.pem' does not exist"),

@@ -67,7 +67,7 @@ async def test_param_reaches_a_match_created_on_a_server(arena: Arena) -> None:
     for _ in range(200):
         code, out, err = await cli(arena, "match", "show", match_id, "--json")
         assert code == 0, err
-        if json.loads(out).get("endedMs"):
+        if json.loads(out)["ended_ms"]:
             break
         await asyncio.sleep(0.05)
     code, out, err = await cli(arena, "match", "export", match_id)

@@ -50,6 +50,10 @@ def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_the
         "demo: stopped the server, the bots and the web UI (--stay keeps them until Ctrl-C; --data-dir DIR keeps "
         "the data for another run)"
     )
+    assert f"demo: `arena serve --data-dir {data}` serves this arena again; your owner token stays in " in out
+    # The tokens the demo keeps, as the embedded Redis's password is: readable by this user alone.
+    for name in ("admin.token", "owner-you.token"):
+        assert (data / name).stat().st_mode & 0o777 == 0o600
     left = subprocess.run(["pgrep", "-f", f"--server {address.group(1)}"], capture_output=True, text=True)
     assert left.stdout == "", "bot processes outlived the demo"
     # The data stays in the embedded Redis's directory: start it again and read the ratings.
@@ -58,6 +62,10 @@ def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_the
         client = Redis(unix_socket_path=server.socket_file)
         assert client.zcard(keys.leaderboard("friday13")) >= 3
         assert client.zcard(keys.TOURNAMENTS) == 2
+        # The sample bots play every game, and are listed so (board13 too); other owners may challenge them.
+        for bot in ("py-random", "py-heuristic", "py-mc"):
+            assert client.hget(keys.bot(bot), "games") == b"friday13,amigo13,board13"
+            assert client.hget(keys.bot(bot), "accepts_invitations") == b"1"
         client.close()
     finally:
         server.shutdown()

@@ -285,12 +285,12 @@ def test_a_second_server_on_a_served_port_fails_in_one_line(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("args", "env", "error"),
     [
-        (("--workers", "0"), {}, "arena: error: Invalid value for '--workers': 0 is not in the range x>=1.\n"),
-        (("--workers", "-1"), {}, "arena: error: Invalid value for '--workers': -1 is not in the range x>=1.\n"),
+        (("--workers", "0"), {}, "arena: error: Invalid value for '--workers': 0 is not in the range 1<=x<=256.\n"),
+        (("--workers", "-1"), {}, "arena: error: Invalid value for '--workers': -1 is not in the range 1<=x<=256.\n"),
         (
             (),
             {"ARENA_WORKERS": "0"},
-            "arena: error: ARENA_WORKERS=0: 0 is not in the range x>=1. "
+            "arena: error: ARENA_WORKERS=0: 0 is not in the range 1<=x<=256. "
             "(the value of --workers; fix or unset ARENA_WORKERS)\n",
         ),
     ],
