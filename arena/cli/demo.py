@@ -382,6 +382,7 @@ async def demo_server(
             admin_token=admin_token(data_dir),
             ladder=ladder,
             http_port=http_port,
+            web_process=True,  # as `arena serve`: pages stay quick while the demo's matches run
         )
         async with open_redis(None, data_dir) as redis, running(config, redis) as arena:
             yield arena, data_dir
@@ -417,8 +418,8 @@ async def run_demo(
     bots = demo_bots(lambda line: console.print(line))
     async with demo_server(data_dir, port, http_port) as (arena, where):
         console.print(f"demo: arena serving on {arena.address} (embedded Redis, data in {where})")
-        if arena.web is not None:
-            console.print(f"demo: web UI on {arena.web.url} (leaderboards, replays, live tournaments)")
+        if arena.web_url:
+            console.print(f"demo: web UI on {arena.web_url} (leaderboards, replays, live tournaments)")
         tokens = await register(arena.store, bots)
         owner_file = await your_owner(arena.store, where)
         with bot_processes(bots, tokens, arena.address, default_max_matches(), ladder=not quick) as processes:
