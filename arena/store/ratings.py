@@ -1,18 +1,25 @@
-"""Ratings in Redis: per game a hash per bot, the leaderboard, history streams and the stored results.
+"""Ratings in Redis: per game a hash per bot, the leaderboard, history streams and the rating log.
 
-Exactly once: `apply` reads the seats' ratings, computes the update with the pure
-`arena.ratings.apply_result`, and writes it with one Lua script that first checks the game's set
-of applied match ids and that the ratings it read are still the stored ones. The script writes
-ratings, leaderboard, history, the result and the match id together, or nothing. A second
+The rating log (`arena:results:{game}`) holds the game's results and its bots' new versions in
+the order they were applied; a recompute replays it (`arena.ratings.recompute`), so it rebuilds
+the stored ratings bit for bit.
+
+Exactly once: `apply` reads the bots' ratings, computes the update with the pure
+`arena.ratings.apply_entry`, and writes it with one Lua script that first checks the game's set
+of applied ids and that the ratings it read are still the stored ones. The script writes
+ratings, leaderboard, history, the log entry and its id together, or nothing. A second
 delivery finds the id and changes nothing; a node that dies after computing wrote nothing, so
 the next delivery computes the same update again; a concurrent change of the same bots makes
-the script refuse, and `apply` reads and computes again.
+the script refuse, and `apply` reads and computes again. A new version (`widen`) goes the same
+way, so a recompute widens the bot at the same point of its history.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import secrets
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -21,8 +28,21 @@ from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 from redis.exceptions import WatchError
 
-from arena.ratings import BotRating, HistoryEntry, RatingBook, RatingModel, RatingUpdate, ResultRecord
-from arena.ratings import apply_result as compute_update
+from arena.ratings import (
+    BotRating,
+    HistoryEntry,
+    LogEntry,
+    NeighbourOrder,
+    NewVersion,
+    RatingBook,
+    RatingModel,
+    RatingUpdate,
+    ResultRecord,
+    entry_from_dict,
+    is_provisional,
+    neighbour_orders,
+)
+from arena.ratings import apply_entry as compute_update
 from arena.ratings import recompute as recompute_book
 from arena.store import keys
 from arena.store.archive import Archive, ArchiveUnreadable
@@ -38,8 +58,8 @@ MAX_ATTEMPTS = 50
 APPLIED, DUPLICATE, CONFLICT = 1, 0, -1
 
 _APPLY = """
--- KEYS: applied set, results list, leaderboard, then per bot: rating hash, history stream
--- ARGV: match id, result JSON, bot count, history entries kept, then per bot 8 values:
+-- KEYS: applied set, rating log, leaderboard, then per bot: rating hash, history stream
+-- ARGV: entry id, entry JSON, bot count, history entries kept, then per bot 8 values:
 --       name, expected "mu|sigma|games" ('' when unrated), mu, sigma, games, conservative, last_ms, at
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
 local count = tonumber(ARGV[3])
@@ -83,20 +103,44 @@ class LeaderboardRow:
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
 
+    @property
+    def rating(self) -> BotRating:
+        return BotRating(self.bot, self.mu, self.sigma, self.games)
+
+    @property
+    def provisional(self) -> bool:
+        """Too few matches, or too wide a sigma (a new version), for the place to mean much yet."""
+        return is_provisional(self.rating)
+
 
 @dataclass(frozen=True)
 class Prepared:
     """An update computed from the ratings as read: what `commit` writes if they are unchanged."""
 
     game: str
-    result: ResultRecord
+    result: LogEntry
     update: RatingUpdate
     seen: Mapping[str, str]
     """Per rated bot, the stored "mu|sigma|games" the update was computed from ('' if it had none)."""
+    last_ms: Mapping[str, int]
+    """Per rated bot, when it last played: the result's end, or as stored for a new version."""
 
 
 def _number(value: float) -> str:
     return repr(float(value))
+
+
+def _points(bot: str, newest_first: Sequence[tuple[bytes, Mapping[bytes, bytes]]]) -> list[HistoryEntry]:
+    """History entries, oldest first, from a history stream read newest first."""
+    points = []
+    for _, fields in reversed(newest_first):
+        data = text_fields(fields)
+        points.append(
+            HistoryEntry(
+                bot, data["match_id"], float(data["mu"]), float(data["sigma"]), int(data["games"]), float(data["at"])
+            )
+        )
+    return points
 
 
 class RatingStore:
@@ -121,32 +165,29 @@ class RatingStore:
         pipe.delete(keys.rating_model(game))
         pipe.hset(keys.rating_model(game), mapping={name: _number(value) for name, value in model.to_dict().items()})
 
-    async def widen(self, game: str, bot: str) -> BotRating | None:
-        """Widen a rated bot's sigma for its new version (RatingModel.widened); None if it has no rating."""
-        model = await self.model(game)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            for _ in range(MAX_ATTEMPTS):
-                try:
-                    await pipe.watch(keys.rating(game, bot))
-                    stored = await pipe.hgetall(keys.rating(game, bot))
-                    if not stored:
-                        return None
-                    row = BotRating.from_dict(bot, text_fields(stored))
-                    rating = model.widened(row.rating)
-                    widened = BotRating(bot, rating.mu, rating.sigma, row.games)
-                    pipe.multi()  # type: ignore[no-untyped-call]
-                    pipe.hset(keys.rating(game, bot), "sigma", _number(widened.sigma))
-                    pipe.zadd(keys.leaderboard(game), {bot: widened.conservative})
-                    await pipe.execute()
-                    return widened
-                except WatchError:
-                    continue
+    async def widen(self, game: str, bot: str, label: str = "") -> BotRating | None:
+        """Enter a new version of a rated bot: its sigma widened (`RatingModel.widened`) through the
+        rating log, so that a recompute widens it at the same point; None if it has no rating here.
+
+        `label` names the version (a hosted version number); a label counts once, so a repeated
+        call changes nothing. Without one every call is a new version.
+        """
+        entry = NewVersion(bot, label or f"t{time.time_ns()}-{secrets.token_hex(3)}", time.time())
+        for _ in range(MAX_ATTEMPTS):
+            prepared = await self.prepare(game, entry)
+            if prepared is None or not prepared.update.rated:
+                return None
+            outcome = await self.commit(prepared)
+            if outcome == APPLIED:
+                return prepared.update.ratings[0]
+            if outcome == DUPLICATE:
+                return None
         raise RatingStoreError(f"the rating of {bot} in {game} kept changing; widen it again")
 
     # -- applying results --------------------------------------------------------------------------
 
-    async def apply(self, game: str, result: ResultRecord) -> RatingUpdate | None:
-        """Apply a result once: the update written, or None when its match id was applied before."""
+    async def apply(self, game: str, result: LogEntry) -> RatingUpdate | None:
+        """Apply a result (or a new version) once: the update written, or None when its id was applied before."""
         for _ in range(MAX_ATTEMPTS):
             prepared = await self.prepare(game, result)
             if prepared is None:
@@ -158,32 +199,40 @@ class RatingStore:
                 return None
         raise RatingStoreError(f"result {result.match_id} of {game}: the ratings kept changing; deliver it again")
 
-    async def prepare(self, game: str, result: ResultRecord) -> Prepared | None:
-        """Read the seats' ratings and compute the update; None when the result was applied before."""
+    async def prepare(self, game: str, result: LogEntry) -> Prepared | None:
+        """Read the bots' ratings and compute the update; None when the entry was applied before."""
         if await self.redis.sismember(keys.results_applied(game), result.match_id):
             return None
-        names = sorted(set(result.seats))
+        names = sorted(set(result.seats)) if isinstance(result, ResultRecord) else [result.bot]
         pipe = self.redis.pipeline(transaction=False)
         for name in names:
-            pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games"])
+            pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games", "last_ms"])
         rows = await pipe.execute()
         current: dict[str, BotRating] = {}
         seen: dict[str, str] = {}
-        for name, (mu, sigma, games) in zip(names, rows, strict=True):
+        played: dict[str, int] = {}
+        for name, (mu, sigma, games, last_ms) in zip(names, rows, strict=True):
             if mu is None:
                 seen[name] = ""
                 continue
             seen[name] = f"{text(mu)}|{text_or_empty(sigma)}|{text_or_empty(games)}"
+            played[name] = int(float(last_ms or 0))
             current[name] = BotRating.from_dict(
                 name, {"mu": text(mu), "sigma": text_or_empty(sigma), "games": text_or_empty(games)}
             )
         update = compute_update(current, result, await self.model(game))
-        return Prepared(game, result, update, {row.bot: seen[row.bot] for row in update.ratings})
+        ended = round(result.finished_at * 1000)
+        return Prepared(
+            game,
+            result,
+            update,
+            {row.bot: seen[row.bot] for row in update.ratings},
+            {row.bot: ended if isinstance(result, ResultRecord) else played.get(row.bot, 0) for row in update.ratings},
+        )
 
     async def commit(self, prepared: Prepared) -> int:
         """Write a prepared update: APPLIED, DUPLICATE (applied before) or CONFLICT (ratings changed since)."""
         game, update = prepared.game, prepared.update
-        last_ms = round(prepared.result.finished_at * 1000)
         script_keys = [keys.results_applied(game), keys.results(game), keys.leaderboard(game)]
         args: list[str | int] = [
             update.match_id,
@@ -200,7 +249,7 @@ class RatingStore:
                 _number(row.sigma),
                 row.games,
                 _number(row.conservative),
-                last_ms,
+                prepared.last_ms[row.bot],
                 _number(prepared.result.finished_at),
             ]
         return int(await self._apply(keys=script_keys, args=args))
@@ -240,36 +289,47 @@ class RatingStore:
         return rows
 
     async def history(self, game: str, bot: str, limit: int = HISTORY_KEPT) -> list[HistoryEntry]:
-        """The bot's rating after each of its latest `limit` rated matches, oldest first."""
+        """The bot's rating after each of its latest `limit` rated matches (and new versions), oldest first."""
         entries: list[tuple[bytes, dict[bytes, bytes]]] = cast(
             Any, await self.redis.xrevrange(keys.history(game, bot), count=limit)
         )
-        points = []
-        for _, fields in reversed(entries):
-            data = text_fields(fields)
-            points.append(
-                HistoryEntry(
-                    bot,
-                    data["match_id"],
-                    float(data["mu"]),
-                    float(data["sigma"]),
-                    int(data["games"]),
-                    float(data["at"]),
-                )
-            )
-        return points
+        return _points(bot, entries)
+
+    async def certainty(
+        self, game: str, rows: Sequence[LeaderboardRow], history_limit: int = HISTORY_KEPT
+    ) -> list[NeighbourOrder]:
+        """How sure the order of each pair of neighbours in `rows` (a leaderboard, best first) is, and
+        after how many matches an established order became so; `LeaderboardRow.provisional` says
+        which bots are provisional. Reads the histories of the bots in established pairs only, in
+        one round trip."""
+        board = [row.rating for row in rows]
+        needed = sorted(
+            {name for pair in neighbour_orders(board, {}) if pair.established for name in (pair.upper, pair.lower)}
+        )
+        histories: dict[str, Sequence[HistoryEntry]] = {}
+        if needed:
+            pipe = self.redis.pipeline(transaction=False)
+            for name in needed:
+                pipe.xrevrange(keys.history(game, name), count=history_limit)
+            for name, entries in zip(needed, await pipe.execute(), strict=True):
+                histories[name] = _points(name, entries)
+        return neighbour_orders(board, histories)
 
     async def results(self, game: str) -> list[ResultRecord]:
         """Every stored result of the game in finishing order (aborted ones too), the archived ones first."""
+        return [entry for entry in await self.entries(game) if isinstance(entry, ResultRecord)]
+
+    async def entries(self, game: str) -> list[LogEntry]:
+        """The game's rating log, results and new versions in the order applied, the archived ones first."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.get(keys.results_archived(game))
             pipe.lrange(keys.results(game), 0, -1)
             count, stored = await pipe.execute()
         archived = await self._archived(game, int(count or 0))
-        return [*archived, *(ResultRecord.from_dict(json.loads(result)) for result in stored)]
+        return [*archived, *(entry_from_dict(json.loads(entry)) for entry in stored)]
 
-    async def _archived(self, game: str, count: int) -> list[ResultRecord]:
-        """The game's `count` archived results; RatingStoreError when this node cannot read them."""
+    async def _archived(self, game: str, count: int) -> list[LogEntry]:
+        """The game's `count` archived log entries; RatingStoreError when this node cannot read them."""
         if count == 0:
             return []
         if self.archive is None:
@@ -281,7 +341,7 @@ class RatingStore:
             lines = await asyncio.to_thread(self.archive.results, game, count)
         except ArchiveUnreadable as error:
             raise RatingStoreError(str(error)) from None
-        return [ResultRecord.from_dict(json.loads(line)) for line in lines]
+        return [entry_from_dict(json.loads(line)) for line in lines]
 
     # -- recomputing -------------------------------------------------------------------------------
 
@@ -296,17 +356,14 @@ class RatingStore:
                 await pipe.watch(
                     keys.results(game), keys.results_archived(game), keys.leaderboard(game), keys.rating_model(game)
                 )
-                stored = [
-                    ResultRecord.from_dict(json.loads(result))
-                    for result in await pipe.lrange(keys.results(game), 0, -1)
-                ]
+                stored = [entry_from_dict(json.loads(entry)) for entry in await pipe.lrange(keys.results(game), 0, -1)]
                 archived = await self._archived(game, int(await pipe.get(keys.results_archived(game)) or 0))
                 old = texts(await pipe.zrange(keys.leaderboard(game), 0, -1))
                 use = model or await self._model_on(pipe, game)
                 book = recompute_book([*archived, *stored], use)
                 pipe.multi()  # type: ignore[no-untyped-call]
                 # Archived results left the applied set when they moved; it stays that small.
-                self._rewrite(game, book, old, pipe, {result.match_id for result in stored})
+                self._rewrite(game, book, old, pipe, {entry.match_id for entry in stored})
                 if model is not None:
                     self.set_model(game, model, pipe)
                 try:
@@ -323,7 +380,8 @@ class RatingStore:
     def _rewrite(self, game: str, book: RatingBook, old: Sequence[str], pipe: Pipeline, in_redis: set[str]) -> None:
         last_ms: dict[str, int] = {}
         for entry in book.history:
-            last_ms[entry.bot] = round(entry.at * 1000)
+            if entry.played:
+                last_ms[entry.bot] = round(entry.at * 1000)
         for name in set(old) | set(book.ratings):
             pipe.delete(keys.rating(game, name), keys.history(game, name))
         pipe.delete(keys.leaderboard(game), keys.results_applied(game))
