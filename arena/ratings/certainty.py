@@ -16,7 +16,7 @@ import math
 import statistics
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.ratings.model import Rating
 from arena.ratings.results import BotRating, HistoryEntry
@@ -63,10 +63,12 @@ class NeighbourOrder:
     z: float
     """`order_z` of their current ratings."""
     established: bool
-    since_games: int | None
+    since_games: int | None = None
     """While established: the rated matches of the less-played of the two when the order became
-    established and has held ever since. None while not established, and when it held throughout
-    the history kept (the latest 1,000 points per bot), which then does not show when it began."""
+    established and has held ever since; None while not established (or without histories)."""
+    since_earlier: bool = False
+    """True when the order held throughout the history points read: it became established at
+    `since_games` or before (histories keep their latest 1,000 points, and a reader may read fewer)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,7 +77,16 @@ class NeighbourOrder:
             "z": self.z,
             "established": self.established,
             "since_games": self.since_games,
+            "since_earlier": self.since_earlier,
         }
+
+
+class Since(NamedTuple):
+    """When an order became established, by the less-played bot's rated matches."""
+
+    games: int
+    earlier: bool
+    """The order held from the first point judged: it may have become established before `games`."""
 
 
 def neighbour_orders(
@@ -87,39 +98,59 @@ def neighbour_orders(
     orders = []
     for upper, lower in itertools.pairwise(board):
         z = order_z(upper.rating, lower.rating)
-        established = z > Z95
-        since = established_since(histories.get(upper.bot, ()), histories.get(lower.bot, ())) if established else None
-        orders.append(NeighbourOrder(upper.bot, lower.bot, z, established, since))
+        since = established_since(histories.get(upper.bot, ()), histories.get(lower.bot, ())) if z > Z95 else None
+        if since is None:
+            orders.append(NeighbourOrder(upper.bot, lower.bot, z, z > Z95))
+        else:
+            orders.append(NeighbourOrder(upper.bot, lower.bot, z, True, since.games, since.earlier))
     return orders
 
 
-def established_since(upper: Sequence[HistoryEntry], lower: Sequence[HistoryEntry]) -> int | None:
-    """The rated matches of the less-played bot when `upper` became established above `lower` for
-    the last time, from their histories; None when the histories end unestablished, or established
-    throughout but trimmed (the beginning is not kept).
+def established_since(upper: Sequence[HistoryEntry], lower: Sequence[HistoryEntry]) -> Since | None:
+    """When `upper` became established above `lower` for the last time, from their histories
+    (oldest first, possibly only their latest points); None when they end unestablished or are empty."""
+    judge = OrderJudge()
+    judge.feed(upper, lower)
+    return judge.since
 
-    The histories are merged in time, and the order is judged after each rating change, both
-    bots' changes of one match taken together.
+
+class OrderJudge:
+    """Follows one pair's order through their history points as they come, so that a reader who
+    judged a pair once only feeds it the points added since (`RatingStore.certainty` does).
+
+    The points of both bots are merged in time, and the order is judged after each rating change,
+    both bots' changes of one match taken together.
     """
-    latest: dict[bool, HistoryEntry] = {}
-    since: int | None = None
-    judged = False
-    """Whether the order was judged unestablished before the current run began."""
-    complete = True
-    for step in _steps(upper, lower):
-        latest.update(step)
-        if len(latest) < 2:
-            continue
-        top, bottom = latest[True], latest[False]
-        if order_z(Rating(top.mu, top.sigma), Rating(bottom.mu, bottom.sigma)) > Z95:
-            if since is None:
-                since = min(top.games, bottom.games)
-                # A run from the first judgement may have begun before the kept history did.
-                complete = judged or (upper[0].games <= 1 and lower[0].games <= 1)
-        else:
-            since = None
-            judged = True
-    return since if complete else None
+
+    __slots__ = ("_first", "_judged", "_latest", "since")
+
+    def __init__(self) -> None:
+        self._latest: dict[bool, HistoryEntry] = {}
+        self._first: dict[bool, int] = {}
+        """Per side, the games of the first point fed: 1 when the history was read from its start."""
+        self._judged = False
+        """Whether the order was judged unestablished before the current run began."""
+        self.since: Since | None = None
+        """When the current established run began; None while the order is not established."""
+
+    def feed(self, upper: Sequence[HistoryEntry], lower: Sequence[HistoryEntry]) -> None:
+        """Judge the points added to either history since the last feed (oldest first)."""
+        for side, points in ((True, upper), (False, lower)):
+            if points and side not in self._first:
+                self._first[side] = points[0].games
+        for step in _steps(upper, lower):
+            self._latest.update(step)
+            if len(self._latest) < 2:
+                continue
+            top, bottom = self._latest[True], self._latest[False]
+            if order_z(Rating(top.mu, top.sigma), Rating(bottom.mu, bottom.sigma)) > Z95:
+                if self.since is None:
+                    # A run from the first judgement may have begun before the points read did.
+                    whole = self._first[True] <= 1 and self._first[False] <= 1
+                    self.since = Since(min(top.games, bottom.games), not self._judged and not whole)
+            else:
+                self.since = None
+                self._judged = True
 
 
 def _steps(upper: Sequence[HistoryEntry], lower: Sequence[HistoryEntry]) -> Iterator[dict[bool, HistoryEntry]]:

@@ -21,7 +21,7 @@ import json
 import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from redis.asyncio import Redis
@@ -34,6 +34,7 @@ from arena.ratings import (
     LogEntry,
     NeighbourOrder,
     NewVersion,
+    OrderJudge,
     RatingBook,
     RatingModel,
     RatingUpdate,
@@ -51,6 +52,16 @@ from arena.store.codec import compact_json, text, text_fields, text_or_empty, te
 HISTORY_KEPT = 1000
 """Rating history entries kept per bot and game, the latest: what the web's rating plot shows.
 The stream is trimmed as each entry is added, so it stays bounded however long the bot plays."""
+
+FIRST_POINTS = 100
+"""History points per bot that `certainty` reads for a pair it starts to follow: for a board of
+100 established neighbours 10,000 points once (`benchmarks/leaderboard_certainty.py` times it),
+then only the points added. An order established throughout them says it began at their first
+or before (`NeighbourOrder.since_earlier`)."""
+
+PAIRS_A_READ = 10
+"""Pairs whose histories `certainty` reads in one round trip: at most 4,000 points, so that no
+reply is big enough to reach the client's read timeout on a busy machine."""
 
 MAX_ATTEMPTS = 50
 """Reads and computations of one result before `apply` gives up (only under heavy contention)."""
@@ -130,10 +141,14 @@ def _number(value: float) -> str:
     return repr(float(value))
 
 
-def _points(bot: str, newest_first: Sequence[tuple[bytes, Mapping[bytes, bytes]]]) -> list[HistoryEntry]:
-    """History entries, oldest first, from a history stream read newest first."""
+Stream = Sequence[tuple[bytes, Mapping[bytes, bytes]]]
+"""Entries of a history stream as XRANGE returns them: (id, fields)."""
+
+
+def _points(bot: str, entries: Stream) -> list[HistoryEntry]:
+    """History entries from a history stream's entries, in the order given."""
     points = []
-    for _, fields in reversed(newest_first):
+    for _, fields in entries:
         data = text_fields(fields)
         points.append(
             HistoryEntry(
@@ -141,6 +156,28 @@ def _points(bot: str, newest_first: Sequence[tuple[bytes, Mapping[bytes, bytes]]
             )
         )
     return points
+
+
+@dataclass
+class _Followed:
+    """A neighbour pair whose established order a `RatingStore` follows: its judge, fed up to the
+    stream entries `last` of the upper and the lower bot's histories, whose points were `seen`."""
+
+    judge: OrderJudge
+    last: tuple[bytes, bytes]
+    seen: tuple[tuple[float, float, int] | tuple[()], tuple[float, float, int] | tuple[()]]
+    """Per bot, (mu, sigma, games) of the last point fed: a leaderboard row equal to it has not moved."""
+
+    def after(self, upper: Stream, lower: Stream) -> _Followed:
+        """Itself once `upper` and `lower` (oldest first) were fed to its judge."""
+        last = list(self.last)
+        seen = list(self.seen)
+        for side, stream in enumerate((upper, lower)):
+            if stream:
+                last[side] = stream[-1][0]
+                point = text_fields(stream[-1][1])
+                seen[side] = (float(point["mu"]), float(point["sigma"]), int(point["games"]))
+        return _Followed(self.judge, (last[0], last[1]), (seen[0], seen[1]))
 
 
 class RatingStore:
@@ -152,6 +189,9 @@ class RatingStore:
         self.archive = archive
         """Where the oldest results went (`arena/store/archive.py`); a recompute needs them."""
         self._apply = redis.register_script(_APPLY)
+        self._followed: dict[tuple[str, str, str], _Followed] = {}
+        """Per (game, upper, lower), the established neighbours judged by the latest `certainty`."""
+        self._following = asyncio.Lock()
 
     # -- the model ---------------------------------------------------------------------------------
 
@@ -290,30 +330,99 @@ class RatingStore:
 
     async def history(self, game: str, bot: str, limit: int = HISTORY_KEPT) -> list[HistoryEntry]:
         """The bot's rating after each of its latest `limit` rated matches (and new versions), oldest first."""
-        entries: list[tuple[bytes, dict[bytes, bytes]]] = cast(
-            Any, await self.redis.xrevrange(keys.history(game, bot), count=limit)
-        )
-        return _points(bot, entries)
+        entries: Stream = cast(Any, await self.redis.xrevrange(keys.history(game, bot), count=limit))
+        return _points(bot, entries[::-1])
 
-    async def certainty(
-        self, game: str, rows: Sequence[LeaderboardRow], history_limit: int = HISTORY_KEPT
-    ) -> list[NeighbourOrder]:
+    async def certainty(self, game: str, rows: Sequence[LeaderboardRow]) -> list[NeighbourOrder]:
         """How sure the order of each pair of neighbours in `rows` (a leaderboard, best first) is, and
         after how many matches an established order became so; `LeaderboardRow.provisional` says
-        which bots are provisional. Reads the histories of the bots in established pairs only, in
-        one round trip."""
-        board = [row.rating for row in rows]
-        needed = sorted(
-            {name for pair in neighbour_orders(board, {}) if pair.established for name in (pair.upper, pair.lower)}
-        )
-        histories: dict[str, Sequence[HistoryEntry]] = {}
-        if needed:
-            pipe = self.redis.pipeline(transaction=False)
-            for name in needed:
-                pipe.xrevrange(keys.history(game, name), count=history_limit)
-            for name, entries in zip(needed, await pipe.execute(), strict=True):
-                histories[name] = _points(name, entries)
-        return neighbour_orders(board, histories)
+        which bots are provisional.
+
+        Only established pairs need the bots' histories, and this store follows them from call to
+        call: a pair whose bots have not moved since reads nothing, one judged before reads the
+        points added since, a new one its bots' latest `FIRST_POINTS` points (so its order may
+        have been established before them: `since_earlier`). A history rewritten meanwhile (a
+        recompute) is read afresh.
+        """
+        orders = neighbour_orders([row.rating for row in rows], {})
+        now = {row.bot: (row.mu, row.sigma, row.games) for row in rows}
+        async with self._following:
+            established = [(game, order.upper, order.lower) for order in orders if order.established]
+            followed = {key: value for key, value in self._followed.items() if key[0] != game}
+            stale = []
+            for key in established:
+                known = self._followed.get(key)
+                if known is not None and known.seen == (now[key[1]], now[key[2]]):
+                    followed[key] = known
+                else:
+                    stale.append(key)
+            for key, known, upper, lower in await self._read_since(stale):
+                known.judge.feed(_points(key[1], upper), _points(key[2], lower))
+                followed[key] = known.after(upper, lower)
+            self._followed = followed
+        judged = []
+        for order in orders:
+            since = followed[(game, order.upper, order.lower)].judge.since if order.established else None
+            judged.append(
+                order if since is None else replace(order, since_games=since.games, since_earlier=since.earlier)
+            )
+        return judged
+
+    async def _read_since(
+        self, pairs: Sequence[tuple[str, str, str]]
+    ) -> list[tuple[tuple[str, str, str], _Followed, Stream, Stream]]:
+        """Per pair, whom to feed (the judge followed, or a new one) and the history points of its
+        upper and lower bot to feed it, oldest first. Both bots of a pair are read in one
+        transaction, so that no match shows in one history and not yet in the other;
+        `PAIRS_A_READ` pairs a round trip, a bot's latest points once in it."""
+        fed = []
+        for start in range(0, len(pairs), PAIRS_A_READ):
+            batch = pairs[start : start + PAIRS_A_READ]
+            replies: list[Any] = []
+            where: dict[tuple[str, str, bytes], int] = {}
+            """(game, bot, last point followed or b"" for the latest points) -> the reply's index."""
+            async with self.redis.pipeline(transaction=True) as pipe:
+                for game, *names in batch:
+                    known = self._followed.get((game, names[0], names[1]))
+                    for name, last in zip(names, known.last if known else (b"", b""), strict=True):
+                        if (game, name, last) in where:
+                            continue
+                        where[(game, name, last)] = len(where)
+                        if last:
+                            pipe.xrange(keys.history(game, name), min=last, max=last)
+                            pipe.xrange(keys.history(game, name), min=b"(" + last)
+                        else:
+                            pipe.xrevrange(keys.history(game, name), count=FIRST_POINTS)
+                replies = await pipe.execute()
+            answers: list[Stream | None] = []
+            flat = iter(replies)
+            for _, _, last in where:
+                if last:
+                    still, after = next(flat), next(flat)
+                    answers.append(after if still else None)
+                else:
+                    answers.append(next(flat)[::-1])
+            for key in batch:
+                game, upper, lower = key
+                known = self._followed.get(key)
+                lasts = known.last if known else (b"", b"")
+                streams = [answers[where[(game, upper, lasts[0])]], answers[where[(game, lower, lasts[1])]]]
+                if known is None or streams[0] is None or streams[1] is None:
+                    # Not followed yet, or a history rewritten since (a recompute): judge afresh.
+                    if known is not None:
+                        streams = list(await self._latest(game, (upper, lower)))
+                    known = _Followed(OrderJudge(), (b"", b""), ((), ()))
+                assert streams[0] is not None and streams[1] is not None
+                fed.append((key, known, streams[0], streams[1]))
+        return fed
+
+    async def _latest(self, game: str, names: Sequence[str]) -> tuple[Stream, Stream]:
+        """The latest `FIRST_POINTS` points of both bots' histories, oldest first."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for name in names:
+                pipe.xrevrange(keys.history(game, name), count=FIRST_POINTS)
+            upper, lower = await pipe.execute()
+        return upper[::-1], lower[::-1]
 
     async def results(self, game: str) -> list[ResultRecord]:
         """Every stored result of the game in finishing order (aborted ones too), the archived ones first."""

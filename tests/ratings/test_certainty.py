@@ -14,11 +14,12 @@ from arena.ratings import (
     Z95,
     BotRating,
     HistoryEntry,
-    NewVersion,
+    NeighbourOrder,
     Rating,
     RatingBook,
     RatingModel,
     ResultRecord,
+    Since,
     established_since,
     is_established,
     is_provisional,
@@ -65,17 +66,18 @@ def test_established_since_is_where_the_last_unbroken_run_of_established_began()
         point("l", 4, 25.0, 1.0, 5),
     ]
     # z after each step: 0.24, 1.89 (8 / 4.24, short of 1.96), 0.83, 0.71, then 3.54 from the 4th matches on.
-    assert established_since(upper, lower) == 4
+    assert established_since(upper, lower) == Since(4, earlier=False)
     assert established_since(upper[:2], lower[:2]) is None, "not established at the end"
+    assert established_since(upper, []) is None
 
 
-def test_an_order_established_throughout_a_trimmed_history_has_no_known_start() -> None:
+def test_an_order_established_throughout_a_trimmed_history_began_at_its_start_or_earlier() -> None:
     upper = [point("u", 500, 30.0, 0.5, 1), point("u", 501, 30.1, 0.5, 2)]
     lower = [point("l", 400, 25.0, 0.5, 1), point("l", 401, 25.1, 0.5, 2)]
-    assert established_since(upper, lower) is None
-    # The same with a break inside the kept history: the run after it is known.
+    assert established_since(upper, lower) == Since(400, earlier=True)
+    # The same with a break inside the points read: the run after it is known.
     lower[0] = point("l", 400, 29.9, 0.5, 1)
-    assert established_since(upper, lower) == 401
+    assert established_since(upper, lower) == Since(401, earlier=False)
 
 
 def test_both_bots_changes_in_one_match_are_judged_together() -> None:
@@ -99,8 +101,9 @@ def test_neighbour_orders_follow_the_board_and_read_since_from_the_histories() -
     for pair in pairs:
         assert pair.established == (pair.z > Z95)
         if pair.established:
-            assert pair.since_games is not None and 1 <= pair.since_games <= 60
-            assert pair.since_games == established_since(histories[pair.upper], histories[pair.lower])
+            since = established_since(histories[pair.upper], histories[pair.lower])
+            assert since is not None and 1 <= since.games <= 60 and not since.earlier
+            assert (pair.since_games, pair.since_earlier) == since
         assert pair.to_dict()["upper"] == pair.upper
     assert pairs[0].established
 
@@ -114,28 +117,42 @@ async def store(redis_url: str) -> AsyncIterator[RatingStore]:
         await redis.aclose()
 
 
-@pytest.mark.asyncio
-async def test_the_store_gives_the_boards_certainty_from_its_histories(store: RatingStore) -> None:
-    # The twins' places mirror each other: neither is better.
-    orders = [(1, 2, 3, 4), (1, 3, 2, 4), (2, 1, 3, 4), (2, 3, 1, 4), (1, 2, 4, 3), (1, 4, 2, 3)]
-    for number in range(42):
-        record = ResultRecord(
-            f"m{number}", ("top", "twin1", "twin2", "low"), (0,) * 4, orders[number % 6], finished_at=float(number)
-        )
-        await store.apply(GAME, record)
-    await store.apply(GAME, ResultRecord("late", ("late", "low"), (0, 0), (1, 2), finished_at=99.0))
-    rows = await store.leaderboard(GAME)
-    pairs = await store.certainty(GAME, rows)
-    book = RatingBook(RatingModel())
+async def judged_from_scratch(store: RatingStore, model: RatingModel) -> list[NeighbourOrder]:
+    """The certainty a reader with every history point from the start would give."""
+    book = RatingBook(model)
     for entry in await store.entries(GAME):
         book.apply(entry)
     histories = {bot: [entry for entry in book.history if entry.bot == bot] for bot in book.ratings}
-    assert pairs == neighbour_orders(book.leaderboard(), histories)
+    return neighbour_orders(book.leaderboard(), histories)
+
+
+@pytest.mark.asyncio
+async def test_the_store_gives_the_boards_certainty_and_follows_it_as_results_come(store: RatingStore) -> None:
+    # The twins' places mirror each other: neither is better.
+    orders = [(1, 2, 3, 4), (1, 3, 2, 4), (2, 1, 3, 4), (2, 3, 1, 4), (1, 2, 4, 3), (1, 4, 2, 3)]
+    seats = ("top", "twin1", "twin2", "low")
+    for number in range(42):
+        await store.apply(GAME, ResultRecord(f"m{number}", seats, (0,) * 4, orders[number % 6], finished_at=number))
+    await store.apply(GAME, ResultRecord("late", ("late", "low"), (0, 0), (1, 2), finished_at=99.0))
+    rows = await store.leaderboard(GAME)
+    pairs = await store.certainty(GAME, rows)
+    assert pairs == await judged_from_scratch(store, RatingModel())
     assert [row.bot for row in rows][:3] in (["top", "twin1", "twin2"], ["top", "twin2", "twin1"])
     assert [pair.established for pair in pairs[:2]] == [True, False], "the twins' order is not established"
-    assert pairs[0].since_games is not None and pairs[0].since_games < 42
+    assert pairs[0].since_games is not None and pairs[0].since_games < 42 and not pairs[0].since_earlier
     assert {row.bot for row in rows if row.provisional} == {"late"}
+    assert await store.certainty(GAME, rows) == pairs, "nothing new: the same answer"
+
+    # Followed from call to call: new results, a new version, a recompute under other parameters.
     await store.widen(GAME, "top", "2")
     rows = await store.leaderboard(GAME)
     assert "top" in {row.bot for row in rows if row.provisional}
-    assert isinstance((await store.entries(GAME))[-1], NewVersion)
+    assert await store.certainty(GAME, rows) == await judged_from_scratch(store, RatingModel())
+    for number in range(42, 60):
+        await store.apply(GAME, ResultRecord(f"m{number}", seats, (0,) * 4, orders[number % 6], finished_at=number))
+    assert await store.certainty(GAME, await store.leaderboard(GAME)) == await judged_from_scratch(store, RatingModel())
+    wider = RatingModel(beta=6.0)
+    await store.recompute(GAME, wider)
+    judged = await store.certainty(GAME, await store.leaderboard(GAME))
+    assert judged == await judged_from_scratch(store, wider)
+    assert any(pair.established for pair in judged)
