@@ -34,11 +34,13 @@ from arena.ratings.results import (
     RatingBook,
     RatingUpdate,
     ResultRecord,
+    VersionRating,
     apply_entry,
     apply_result,
     apply_version,
     entry_from_dict,
     recompute,
+    version_ratings,
     why_not_rated,
 )
 
@@ -62,6 +64,7 @@ __all__ = [
     "RatingUpdate",
     "ResultRecord",
     "Since",
+    "VersionRating",
     "apply_entry",
     "apply_result",
     "apply_version",
@@ -72,5 +75,6 @@ __all__ = [
     "neighbour_orders",
     "order_z",
     "recompute",
+    "version_ratings",
     "why_not_rated",
 ]

@@ -17,7 +17,7 @@ forfeited match is rated, the runner having already ranked every forfeiting seat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
@@ -258,9 +258,43 @@ class HistoryEntry:
         """Whether the point follows a match (else it is a new version's widening)."""
         return not self.match_id.startswith(VERSION_PREFIX)
 
+    @property
+    def version(self) -> str:
+        """The label of the new version a widening point enters ('' for a match's point)."""
+        if self.played:
+            return ""
+        return self.match_id.removeprefix(f"{VERSION_PREFIX}{self.bot}:")
+
     def to_dict(self) -> dict[str, str | float | int]:
         """The fields of the history stream entry (the bot is the stream's key)."""
         return {"match_id": self.match_id, "mu": self.mu, "sigma": self.sigma, "games": self.games, "at": self.at}
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRating:
+    """A bot's rating over one of its versions, read from its rating history."""
+
+    version: str
+    """The new version's label; '' for the points before the first new version read."""
+    matches: int
+    """Rated matches played under this version (in the history read)."""
+    start: HistoryEntry
+    """The first point: the widening that entered the version, or its first match's point."""
+    end: HistoryEntry
+    """The last point: the version's rating when the next one entered, or now."""
+
+
+def version_ratings(history: Sequence[HistoryEntry]) -> list[VersionRating]:
+    """A bot's history (oldest first) split at each new version, oldest version first: so that its
+    owner sees what every earlier version reached, not only the rating of the active one."""
+    spans: list[VersionRating] = []
+    for point in history:
+        if not spans or not point.played:
+            spans.append(VersionRating(point.version, int(point.played), point, point))
+        else:
+            last = spans[-1]
+            spans[-1] = VersionRating(last.version, last.matches + 1, last.start, point)
+    return spans
 
 
 @dataclass(frozen=True)

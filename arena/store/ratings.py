@@ -70,21 +70,23 @@ APPLIED, DUPLICATE, CONFLICT = 1, 0, -1
 
 _APPLY = """
 -- KEYS: applied set, rating log, leaderboard, then per bot: rating hash, history stream
--- ARGV: entry id, entry JSON, bot count, history entries kept, then per bot 8 values:
+-- ARGV: entry id, entry JSON, bot count, history entries kept, version label ('' for a match result),
+--       then per bot 8 values:
 --       name, expected "mu|sigma|games" ('' when unrated), mu, sigma, games, conservative, last_ms, at
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
 local count = tonumber(ARGV[3])
 for i = 0, count - 1 do
-  local arg = 5 + i * 8
+  local arg = 6 + i * 8
   local now = redis.call('HMGET', KEYS[4 + 2 * i], 'mu', 'sigma', 'games')
   local seen = ''
   if now[1] then seen = now[1] .. '|' .. (now[2] or '') .. '|' .. (now[3] or '') end
   if seen ~= ARGV[arg + 1] then return -1 end
 end
 for i = 0, count - 1 do
-  local arg = 5 + i * 8
+  local arg = 6 + i * 8
   redis.call('HSET', KEYS[4 + 2 * i], 'mu', ARGV[arg + 2], 'sigma', ARGV[arg + 3], 'games', ARGV[arg + 4],
              'last_ms', ARGV[arg + 6])
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[4 + 2 * i], 'version', ARGV[5]) end
   redis.call('ZADD', KEYS[3], ARGV[arg + 5], ARGV[arg])
   redis.call('XADD', KEYS[5 + 2 * i], 'MAXLEN', ARGV[4], '*', 'match_id', ARGV[1], 'mu', ARGV[arg + 2],
              'sigma', ARGV[arg + 3], 'games', ARGV[arg + 4], 'at', ARGV[arg + 7])
@@ -109,6 +111,9 @@ class LeaderboardRow:
     sigma: float
     games: int
     last_ms: int
+    version: str = ""
+    """The version its rating belongs to since its last new version (`RatingStore.widen`'s label);
+    empty for a bot that never entered one."""
 
     @property
     def conservative(self) -> float:
@@ -279,6 +284,7 @@ class RatingStore:
             compact_json(prepared.result.to_dict()),
             len(update.ratings),
             self.history_kept,
+            prepared.result.label if isinstance(prepared.result, NewVersion) else "",
         ]
         for row in update.ratings:
             script_keys += [keys.rating(game, row.bot), keys.history(game, row.bot)]
@@ -319,12 +325,22 @@ class RatingStore:
         names = texts(stored)
         pipe = self.redis.pipeline(transaction=False)
         for name in names:
-            pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games", "last_ms"])
+            pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games", "last_ms", "version"])
         rows = []
-        for rank, (name, (mu, sigma, games, last_ms)) in enumerate(zip(names, await pipe.execute(), strict=True), 1):
+        for rank, (name, (mu, sigma, games, last_ms, version)) in enumerate(
+            zip(names, await pipe.execute(), strict=True), 1
+        ):
             if mu is not None:
                 rows.append(
-                    LeaderboardRow(rank, name, float(mu), float(sigma), int(games or 0), int(float(last_ms or 0)))
+                    LeaderboardRow(
+                        rank,
+                        name,
+                        float(mu),
+                        float(sigma),
+                        int(games or 0),
+                        int(float(last_ms or 0)),
+                        text_or_empty(version),
+                    )
                 )
         return rows
 
@@ -488,9 +504,12 @@ class RatingStore:
 
     def _rewrite(self, game: str, book: RatingBook, old: Sequence[str], pipe: Pipeline, in_redis: set[str]) -> None:
         last_ms: dict[str, int] = {}
+        version: dict[str, str] = {}
         for entry in book.history:
             if entry.played:
                 last_ms[entry.bot] = round(entry.at * 1000)
+            else:
+                version[entry.bot] = entry.version
         for name in set(old) | set(book.ratings):
             pipe.delete(keys.rating(game, name), keys.history(game, name))
         pipe.delete(keys.leaderboard(game), keys.results_applied(game))
@@ -502,6 +521,7 @@ class RatingStore:
                     "sigma": _number(row.sigma),
                     "games": row.games,
                     "last_ms": last_ms.get(row.bot, 0),
+                    **({"version": version[row.bot]} if row.bot in version else {}),
                 },
             )
             pipe.zadd(keys.leaderboard(game), {row.bot: row.conservative})

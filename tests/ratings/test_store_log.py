@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
-from arena.ratings import NewVersion, RatingModel, ResultRecord
+from arena.ratings import NewVersion, RatingModel, ResultRecord, version_ratings
 from arena.store import keys
 from arena.store.codec import text_fields, texts
 from arena.store.ratings import RatingStore
@@ -63,6 +63,7 @@ async def test_a_new_version_is_widened_through_the_log_and_a_recompute_repeats_
     (row,) = [row for row in await store.leaderboard(GAME) if row.bot == "ann"]
     assert row.sigma == widened.sigma
     assert row.last_ms == 1_023_000, "a new version is not a match played"
+    assert row.version == "2", "the leaderboard shows the active version"
     await store.apply(GAME, result("after", ("ann", "bob", "cy"), (3, 1, 2), at=2000.0))
 
     entries = await store.entries(GAME)
@@ -72,10 +73,15 @@ async def test_a_new_version_is_widened_through_the_log_and_a_recompute_repeats_
     points = await store.history(GAME, "ann")
     assert [(p.match_id, p.played) for p in points[-2:]] == [("version:ann:2", False), ("after", True)]
 
+    spans = version_ratings(points)
+    assert [(span.version, span.matches) for span in spans] == [("", 24), ("2", 1)]
+    assert (spans[0].end.mu, spans[0].end.sigma) == (settled.mu, settled.sigma), "what the earlier version reached"
+
     before = await raw_state(store)
     await store.redis.delete(*(keys.rating(GAME, bot) for bot in BOTS), keys.leaderboard(GAME))
     await store.recompute(GAME)
     assert await raw_state(store) == before
+    assert [row.version for row in await store.leaderboard(GAME) if row.bot == "ann"] == ["2"]
 
 
 async def test_recompute_reproduces_concurrently_applied_results_and_versions_bit_for_bit(store: RatingStore) -> None:
