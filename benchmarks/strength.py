@@ -318,7 +318,13 @@ def _match_from(data: dict[str, Any]) -> PlayedMatch:
 
 
 def settle_table(
-    deals: Sequence[Deal], runs: int, horizon: int, option_horizon: int, seed: str, convergence: Convergence
+    deals: Sequence[Deal],
+    runs: int,
+    horizon: int,
+    option_horizon: int,
+    seed: str,
+    convergence: Convergence,
+    models: set[int] | None = None,
 ) -> None:
     """Matches until the leaderboard orders random < heuristic < mc at 95% and keeps that order; the
     chosen model's ladders are shown to `convergence` too."""
@@ -334,6 +340,8 @@ def settle_table(
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for index, variant in enumerate(VARIANTS):
+        if models is not None and index not in models:
+            continue
         # The model before and the chosen one to the full horizon; the other options tried to a shorter one.
         limit = horizon if index < 2 else option_horizon
         started = time.perf_counter()
@@ -437,15 +445,23 @@ class Convergence:
 
 
 def ratings_needed(
-    deals: int, runs: int, horizon: int, option_horizon: int, control_deals: int, seed: str, cache: Path | None
+    deals: int,
+    runs: int,
+    horizon: int,
+    option_horizon: int,
+    control_deals: int,
+    seed: str,
+    cache: Path | None,
+    models: set[int] | None = None,
 ) -> None:
     """Section 4: the settle table of every model tried, the control, and what "provisional" rests on."""
     started = time.perf_counter()
     played = play_deals_once(["mc", "heuristic", "random"], deals, f"{seed}-rating", cache)
     print(f"\n### Ratings: friday13, 3 players, seat-fair tables ({time.perf_counter() - started:.0f} s of play)")
     convergence = Convergence(NEW.beta)
-    settle_table(played, runs, horizon, option_horizon, seed, convergence)
-    convergence.print()
+    settle_table(played, runs, horizon, option_horizon, seed, convergence, models)
+    if models is None or 1 in models:
+        convergence.print()
     if control_deals:
         policies = {"h1": "heuristic", "h2": "heuristic", "random": "random"}
         control = play_deals_once(["h1", "h2", "random"], control_deals, f"{seed}-rating-control", cache, policies)
@@ -479,6 +495,11 @@ def main() -> int:
         default=None,
         help="directory keeping the ratings section's played deals between runs (mc is slow to play)",
     )
+    parser.add_argument(
+        "--rating-models",
+        default="",
+        help="only these rows of the settle table, by index (0 the model before, 1 the chosen one), e.g. 0,1",
+    )
     parser.add_argument("--seed", default="strength")
     args = parser.parse_args()
 
@@ -507,6 +528,7 @@ def main() -> int:
             args.rating_control_deals,
             args.seed,
             args.rating_cache,
+            {int(index) for index in args.rating_models.split(",")} if args.rating_models else None,
         )
     return 0 if reached else 1
 
