@@ -27,7 +27,7 @@ Z95 = statistics.NormalDist().inv_cdf(0.975)
 PROVISIONAL_MATCHES = 20
 """A bot with fewer rated matches is provisional: its rating has not found its level yet. Measured
 (`benchmarks/strength.py`, section "Ratings", friday13 tables of 3): the mu of mc and of the
-heuristic stays within beta / 2 of where 3,000 matches put it from about the 20th match on in
+heuristic stays within beta / 2 of where 1,000 matches put it from the 20th match on (or sooner) in
 95 of 100 ladders; before that it still moves further. (A bot that loses nearly every match,
 like random there, keeps sinking for longer, which changes no order.)"""
 
