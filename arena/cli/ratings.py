@@ -11,6 +11,7 @@ from arena.cli.output import console, counted, table, when
 
 if TYPE_CHECKING:
     from arena.client import Connection
+    from arena.v1 import arena_service_pb2 as api_pb
 
 
 @click.command()
@@ -20,16 +21,18 @@ if TYPE_CHECKING:
 @json_option
 def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) -> None:
     """GAME's leaderboard: TrueSkill mu - 3 sigma, best first."""
+    from arena.ratings import PROVISIONAL_MATCHES
     from arena.v1 import arena_service_pb2 as api_pb
 
     reply = call(connection, lambda arena: arena.get_leaderboard(api_pb.GetLeaderboardRequest(game=game, limit=limit)))
     if as_json:
-        print_json([to_dict(row) for row in reply.rows])
+        print_json([{**to_dict(row), **_neighbour_below(reply, index)} for index, row in enumerate(reply.rows)])
         return
     numbers = ("#", "mu-3sigma", "mu", "sigma", "games")
+    versioned = any(row.version for row in reply.rows)
     view = table(
         f"{game} leaderboard (TrueSkill: ranked by mu - 3 sigma, the conservative rating)",
-        ("#", "bot", *numbers[1:], "last played"),
+        ("#", "bot", *(("version",) if versioned else ()), *numbers[1:], "last played"),
         numbers=numbers,
         keep=("bot", "last played"),
     )
@@ -37,6 +40,7 @@ def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) ->
         view.add_row(
             str(row.rank),
             row.bot,
+            *((row.version,) if versioned else ()),
             f"{row.conservative:.2f}",
             f"{row.mu:.2f}",
             f"{row.sigma:.2f}",
@@ -44,6 +48,39 @@ def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) ->
             when(row.last_played_ms),
         )
     console().print(view)
+    provisional = [row.bot for row in reply.rows if row.provisional]
+    if provisional:
+        print(f"provisional (under {PROVISIONAL_MATCHES} rated matches, or a new version): {', '.join(provisional)}")
+    if reply.neighbours:
+        print("neighbours' order (95%):")
+    for order in reply.neighbours:
+        print(f"  {order.upper} > {order.lower}: {order_marker(order)}")
+
+
+def order_marker(order: api_pb.NeighbourOrder) -> str:
+    """How sure a neighbour pair's order is, in words: established (since when) or not yet."""
+    if not order.established:
+        return f"not established (z {order.z:.2f})"
+    if not order.since_games:
+        return f"established (z {order.z:.2f})"
+    earlier = " or earlier" if order.since_earlier else ""
+    return f"established since {counted(order.since_games, 'match', 'matches')}{earlier}"
+
+
+def _neighbour_below(reply: api_pb.GetLeaderboardResponse, index: int) -> dict[str, object]:
+    """The JSON of the order between row `index` and the row below it (none for the last row)."""
+    if index >= len(reply.neighbours):
+        return {}
+    order = reply.neighbours[index]
+    return {
+        "order_below": {
+            "lower": order.lower,
+            "z": order.z,
+            "established": order.established,
+            "since_games": order.since_games or None,
+            "since_earlier": order.since_earlier,
+        }
+    }
 
 
 @click.group()
@@ -113,6 +150,64 @@ def ratings_history(bot_name: str, game: str, connection: Connection, as_json: b
             f"{point.sigma:.2f}",
             f"{point.conservative:.2f}",
             when(point.at_ms),
+        )
+    console().print(view)
+
+
+@ratings.command("versions")
+@click.argument("bot_name", metavar="BOT")
+@click.argument("game")
+@connection_options()
+@json_option
+def ratings_versions(bot_name: str, game: str, connection: Connection, as_json: bool) -> None:
+    """BOT's rating in GAME per version: what each earlier version reached, and the active one now."""
+    from arena.ratings import HistoryEntry, version_ratings
+    from arena.v1 import arena_service_pb2 as api_pb
+
+    request = api_pb.GetRatingHistoryRequest(bot=bot_name, game=game)
+    reply = call(connection, lambda arena: arena.get_rating_history(request))
+    history = [
+        HistoryEntry(bot_name, point.match_id, point.mu, point.sigma, point.games, point.at_ms / 1000)
+        for point in reply.points
+    ]
+    spans = version_ratings(history)
+    if as_json:
+        print_json(
+            [
+                {
+                    "version": span.version,
+                    "active": index == len(spans) - 1,
+                    "matches": span.matches,
+                    "mu": span.end.mu,
+                    "sigma": span.end.sigma,
+                    "conservative": span.end.conservative,
+                    "from_ms": round(span.start.at * 1000),
+                    "to_ms": round(span.end.at * 1000),
+                }
+                for index, span in enumerate(spans)
+            ]
+        )
+        return
+    if not spans:
+        print(f"{bot_name} has no rating in {game} yet")
+        return
+    numbers = ("matches", "mu", "sigma", "mu-3sigma")
+    view = table(
+        f"{bot_name} in {game}: the rating each version reached (the last is the active one)",
+        ("version", *numbers, "from", "last"),
+        numbers=numbers,
+        keep=("version", "from", "last"),
+    )
+    for index, span in enumerate(spans):
+        label = span.version or "(none)"
+        view.add_row(
+            f"{label} (active)" if index == len(spans) - 1 else label,
+            str(span.matches),
+            f"{span.end.mu:.2f}",
+            f"{span.end.sigma:.2f}",
+            f"{span.end.conservative:.2f}",
+            when(round(span.start.at * 1000)),
+            when(round(span.end.at * 1000)),
         )
     console().print(view)
 

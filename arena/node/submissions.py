@@ -173,7 +173,7 @@ async def validate(
     if not reason:
         ratings = RatingStore(store.redis)
         for name in game_names():
-            await ratings.widen(name, bot)
+            await ratings.widen(name, bot, str(version.version))
     run = await _run_of(hosted, version, bot, config)
     final = next(v for v in await hosted.versions(bot) if v.version == version.version)
     return Submitted(final, run.stderr if run else "")

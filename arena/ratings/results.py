@@ -1,5 +1,10 @@
 """Results applied to ratings: a pure function from (current ratings, result) to what the store writes.
 
+A game's rating log holds two kinds of entries, in the order they were applied: match results
+(`ResultRecord`) and new versions of bots (`NewVersion`, which widen a bot's sigma once). Both
+carry an id that the store marks as applied; `recompute` replays the log, so ratings rebuilt from
+it equal the ratings applied one entry at a time, bit for bit.
+
 Exactly once is the store's job, with this module's help: `apply_result` is deterministic and
 has no side effects, so a node that dies between computing and writing loses nothing (the next
 delivery computes the same update), and the store writes the match id in the same transaction
@@ -12,15 +17,19 @@ forfeited match is rated, the runner having already ranked every forfeiting seat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from arena.games.base import Termination
 from arena.ratings.model import Rating, RatingError, RatingModel
 
 RESULT_TERMINATIONS = (Termination.NORMAL, Termination.FORFEIT, Termination.ABORTED)
 """How a stored result may have ended: an unfinished match has no result."""
+VERSION_KIND = "version"
+"""The `kind` of a new version's stored form; a match result's stored form has no kind."""
+VERSION_PREFIX = f"{VERSION_KIND}:"
+"""How the ids of new versions in the log begin; no match id may."""
 
 
 class MatchOutcome(Protocol):
@@ -62,6 +71,8 @@ class ResultRecord:
         seats = len(self.seats)
         if not self.match_id:
             return "the match id is empty"
+        if self.match_id.startswith(VERSION_PREFIX):
+            return f"match ids beginning {VERSION_PREFIX!r} are kept for new versions of bots"
         if seats < 1 or not all(isinstance(name, str) and name for name in self.seats):
             return "seats must be one or more non-empty bot names"
         if len(self.scores) != seats or len(self.ranks) != seats:
@@ -136,6 +147,64 @@ def _termination(value: object) -> Termination:
     raise RatingError(f"unknown termination {value!r} (one of: {', '.join(RESULT_TERMINATIONS)})")
 
 
+@dataclass(frozen=True)
+class NewVersion:
+    """A bot's new version entered the ratings: from here on it starts from its predecessor's mu with
+    a widened sigma (`RatingModel.widened`), so that the new program is ranked on its own evidence.
+
+    Kept in the rating log beside the results, so that a recompute widens at the same point.
+    """
+
+    bot: str
+    label: str
+    """Which version: a hosted version number, or any label unique for the bot; a label counts once."""
+    finished_at: float = 0.0
+    """When the version entered, in seconds since the Unix epoch (named as results name theirs)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.bot, str) or not self.bot:
+            raise RatingError("a new version needs the bot's name")
+        if not isinstance(self.label, str) or not self.label:
+            raise RatingError(f"the new version of {self.bot!r} needs a label")
+
+    @property
+    def match_id(self) -> str:
+        """The entry's id in the log (the applied ids are match ids and these)."""
+        return f"{VERSION_PREFIX}{self.bot}:{self.label}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": VERSION_KIND,
+            "match_id": self.match_id,
+            "bot": self.bot,
+            "label": self.label,
+            "finished_at": self.finished_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NewVersion:
+        try:
+            return cls(str(data["bot"]), str(data["label"]), float(data.get("finished_at", 0.0)))
+        except KeyError as missing:
+            raise RatingError(f"stored new version lacks {missing.args[0]!r}") from None
+        except (TypeError, ValueError) as wrong:
+            raise RatingError(f"stored new version {data.get('match_id')!r} is malformed: {wrong}") from None
+
+
+LogEntry: TypeAlias = ResultRecord | NewVersion
+"""One entry of a game's rating log."""
+
+
+def entry_from_dict(data: Mapping[str, Any]) -> LogEntry:
+    """A log entry from its stored JSON form: a new version when it says so, else a match result."""
+    kind = data.get("kind")
+    if kind == VERSION_KIND:
+        return NewVersion.from_dict(data)
+    if kind is not None:
+        raise RatingError(f"stored rating entry {data.get('match_id')!r} has unknown kind {kind!r}")
+    return ResultRecord.from_dict(data)
+
+
 @dataclass(frozen=True, slots=True)
 class BotRating:
     """One bot's row in a game's ratings: what the store keeps in the bot's rating hash."""
@@ -184,9 +253,48 @@ class HistoryEntry:
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
 
+    @property
+    def played(self) -> bool:
+        """Whether the point follows a match (else it is a new version's widening)."""
+        return not self.match_id.startswith(VERSION_PREFIX)
+
+    @property
+    def version(self) -> str:
+        """The label of the new version a widening point enters ('' for a match's point)."""
+        if self.played:
+            return ""
+        return self.match_id.removeprefix(f"{VERSION_PREFIX}{self.bot}:")
+
     def to_dict(self) -> dict[str, str | float | int]:
         """The fields of the history stream entry (the bot is the stream's key)."""
         return {"match_id": self.match_id, "mu": self.mu, "sigma": self.sigma, "games": self.games, "at": self.at}
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRating:
+    """A bot's rating over one of its versions, read from its rating history."""
+
+    version: str
+    """The new version's label; '' for the points before the first new version read."""
+    matches: int
+    """Rated matches played under this version (in the history read)."""
+    start: HistoryEntry
+    """The first point: the widening that entered the version, or its first match's point."""
+    end: HistoryEntry
+    """The last point: the version's rating when the next one entered, or now."""
+
+
+def version_ratings(history: Sequence[HistoryEntry]) -> list[VersionRating]:
+    """A bot's history (oldest first) split at each new version, oldest version first: so that its
+    owner sees what every earlier version reached, not only the rating of the active one."""
+    spans: list[VersionRating] = []
+    for point in history:
+        if not spans or not point.played:
+            spans.append(VersionRating(point.version, int(point.played), point, point))
+        else:
+            last = spans[-1]
+            spans[-1] = VersionRating(last.version, last.matches + 1, last.start, point)
+    return spans
 
 
 @dataclass(frozen=True)
@@ -245,6 +353,27 @@ def apply_result(current: Mapping[str, BotRating], result: ResultRecord, model: 
     return RatingUpdate(result.match_id, "", tuple(rows), history)
 
 
+def apply_version(current: Mapping[str, BotRating], entry: NewVersion, model: RatingModel) -> RatingUpdate:
+    """The widened rating of a bot's new version: same mu and games, sigma grown, and a history point
+    (whose id is the entry's, not a match's) so that the plot shows the step and the next match's
+    change is measured from it. A bot without a rating has nothing to widen: its first match
+    starts from the initial rating anyway."""
+    old = current.get(entry.bot)
+    if old is None:
+        return RatingUpdate(entry.match_id, f"{entry.bot} has no rating to widen")
+    widened = model.widened(old.rating)
+    row = BotRating(entry.bot, widened.mu, widened.sigma, old.games)
+    point = HistoryEntry(row.bot, entry.match_id, row.mu, row.sigma, row.games, entry.finished_at)
+    return RatingUpdate(entry.match_id, "", (row,), (point,))
+
+
+def apply_entry(current: Mapping[str, BotRating], entry: LogEntry, model: RatingModel) -> RatingUpdate:
+    """The update of either kind of log entry."""
+    if isinstance(entry, NewVersion):
+        return apply_version(current, entry, model)
+    return apply_result(current, entry, model)
+
+
 @dataclass
 class RatingBook:
     """The ratings of one game in memory, with the exactly-once rule the store implements."""
@@ -254,11 +383,11 @@ class RatingBook:
     history: list[HistoryEntry] = field(default_factory=list)
     applied: set[str] = field(default_factory=set)
 
-    def apply(self, result: ResultRecord) -> RatingUpdate | None:
-        """Apply a result once; None when its match id was applied before."""
-        if result.match_id in self.applied:
+    def apply(self, entry: LogEntry) -> RatingUpdate | None:
+        """Apply a log entry once; None when its id was applied before."""
+        if entry.match_id in self.applied:
             return None
-        update = apply_result(self.ratings, result, self.model)
+        update = apply_entry(self.ratings, entry, self.model)
         self.commit(update)
         return update
 
@@ -273,12 +402,12 @@ class RatingBook:
         return sorted(self.ratings.values(), key=lambda row: (-row.conservative, row.bot))
 
 
-def recompute(results: Iterable[ResultRecord], model: RatingModel) -> RatingBook:
-    """Ratings and history rebuilt from stored results in the order given (finishing order).
+def recompute(entries: Iterable[LogEntry], model: RatingModel) -> RatingBook:
+    """Ratings and history rebuilt from a rating log (results and new versions) in the order given.
 
-    The same results and parameters always give the same book; a repeated match id counts once.
+    The same entries and parameters always give the same book; a repeated id counts once.
     """
     book = RatingBook(model)
-    for result in results:
-        book.apply(result)
+    for entry in entries:
+        book.apply(entry)
     return book

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from arena.node.ladder import Waiting
-from arena.ratings import HistoryEntry
+from arena.ratings import HistoryEntry, NeighbourOrder
 from arena.store.ratings import LeaderboardRow
 from arena.v1 import arena_service_pb2 as api_pb
 
@@ -19,6 +19,19 @@ def leaderboard_row(row: LeaderboardRow) -> api_pb.LeaderboardRow:
         conservative=row.conservative,
         games=row.games,
         last_played_ms=row.last_ms,
+        provisional=row.provisional,
+        version=row.version,
+    )
+
+
+def neighbour_order(order: NeighbourOrder) -> api_pb.NeighbourOrder:
+    return api_pb.NeighbourOrder(
+        upper=order.upper,
+        lower=order.lower,
+        z=order.z,
+        established=order.established,
+        since_games=order.since_games or 0,
+        since_earlier=order.since_earlier,
     )
 
 

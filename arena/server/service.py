@@ -433,7 +433,12 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
     ) -> api_pb.GetLeaderboardResponse:
         await _known_game(context, request.game)
         rows = await self.ratings.leaderboard(request.game, min(request.limit or 100, MAX_LIST))
-        return api_pb.GetLeaderboardResponse(game=request.game, rows=[ladder_pb.leaderboard_row(row) for row in rows])
+        orders = await self.ratings.certainty(request.game, rows)
+        return api_pb.GetLeaderboardResponse(
+            game=request.game,
+            rows=[ladder_pb.leaderboard_row(row) for row in rows],
+            neighbours=[ladder_pb.neighbour_order(order) for order in orders],
+        )
 
     async def GetRatingHistory(
         self, request: api_pb.GetRatingHistoryRequest, context: grpc.aio.ServicerContext

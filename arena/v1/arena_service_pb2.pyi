@@ -227,7 +227,7 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
-    __slots__ = ("rank", "bot", "mu", "sigma", "conservative", "games", "last_played_ms")
+    __slots__ = ("rank", "bot", "mu", "sigma", "conservative", "games", "last_played_ms", "provisional", "version")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
@@ -235,6 +235,8 @@ class LeaderboardRow(_message.Message):
     CONSERVATIVE_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     LAST_PLAYED_MS_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     mu: float
@@ -242,15 +244,35 @@ class LeaderboardRow(_message.Message):
     conservative: float
     games: int
     last_played_ms: int
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., last_played_ms: _Optional[int] = ...) -> None: ...
+    provisional: bool
+    version: str
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., games: _Optional[int] = ..., last_played_ms: _Optional[int] = ..., provisional: _Optional[bool] = ..., version: _Optional[str] = ...) -> None: ...
+
+class NeighbourOrder(_message.Message):
+    __slots__ = ("upper", "lower", "z", "established", "since_games", "since_earlier")
+    UPPER_FIELD_NUMBER: _ClassVar[int]
+    LOWER_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    ESTABLISHED_FIELD_NUMBER: _ClassVar[int]
+    SINCE_GAMES_FIELD_NUMBER: _ClassVar[int]
+    SINCE_EARLIER_FIELD_NUMBER: _ClassVar[int]
+    upper: str
+    lower: str
+    z: float
+    established: bool
+    since_games: int
+    since_earlier: bool
+    def __init__(self, upper: _Optional[str] = ..., lower: _Optional[str] = ..., z: _Optional[float] = ..., established: _Optional[bool] = ..., since_games: _Optional[int] = ..., since_earlier: _Optional[bool] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
-    __slots__ = ("game", "rows")
+    __slots__ = ("game", "rows", "neighbours")
     GAME_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    NEIGHBOURS_FIELD_NUMBER: _ClassVar[int]
     game: str
     rows: _containers.RepeatedCompositeFieldContainer[LeaderboardRow]
-    def __init__(self, game: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ...) -> None: ...
+    neighbours: _containers.RepeatedCompositeFieldContainer[NeighbourOrder]
+    def __init__(self, game: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ..., neighbours: _Optional[_Iterable[_Union[NeighbourOrder, _Mapping]]] = ...) -> None: ...
 
 class GetRatingHistoryRequest(_message.Message):
     __slots__ = ("bot", "game", "limit")

@@ -76,6 +76,8 @@ def leaderboard_row(row: LeaderboardRow) -> dict[str, Any]:
         "sigma": row.sigma,
         "games": row.games,
         "last_ms": row.last_ms,
+        "provisional": row.provisional,
+        "version": row.version,
     }
 
 
@@ -207,7 +209,12 @@ class WebData:
 
     async def leaderboard(self, game: str, limit: int) -> dict[str, Any]:
         rows = await self.ratings.leaderboard(check_game(game), limit)
-        return {"game": game, "rows": [leaderboard_row(row) for row in rows]}
+        orders = await self.ratings.certainty(game, rows)
+        return {
+            "game": game,
+            "rows": [leaderboard_row(row) for row in rows],
+            "neighbours": [order.to_dict() for order in orders],
+        }
 
     async def bots(self) -> dict[str, Any]:
         registered = await self.store.list_bots()

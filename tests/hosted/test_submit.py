@@ -41,7 +41,7 @@ async def test_a_second_submit_is_version_2_with_history_kept_and_sigma_widened(
     after = (await ratings.ratings("friday13", ["sampler"]))["sampler"]
     assert after.mu == before.mu and after.games == before.games
     assert after.sigma > before.sigma
-    assert [point.match_id for point in await ratings.history("friday13", "sampler")] == ["m-old"]
+    assert [point.match_id for point in await ratings.history("friday13", "sampler")] == ["m-old", "version:sampler:2"]
     seen = await logs(arena, owner, "sampler")
     assert [v.version for v in seen.versions] == [2, 1]
     assert [v.run for v in seen.versions] == ["python heuristic_bot.py", "python random_bot.py"]

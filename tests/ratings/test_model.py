@@ -1,4 +1,4 @@
-"""The TrueSkill interface: who gains, who loses, draws, shrinking uncertainty, fast quality."""
+"""The TrueSkill interface: who gains, who loses, draws, shrinking uncertainty, new versions, fast quality."""
 
 from __future__ import annotations
 
@@ -37,6 +37,32 @@ def test_sigma_shrinks_for_every_seat() -> None:
     before = [Rating(20.0, 8.0), Rating(25.0, 6.0), Rating(30.0, 3.0)]
     after = MODEL.rate(before, [2, 1, 3])
     assert all(new.sigma < old.sigma for new, old in zip(after, before, strict=True))
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3), (6, 4)])
+def test_a_fixed_programs_sigma_shrinks_with_every_rated_match(players: int, seed: int) -> None:
+    """No skill drift within a version: however the matches go (wins, losses, draws), every rated
+    match narrows sigma, long after it has become small (where TrueSkill's default tau, sigma / 100,
+    would hold it near 0.8 and let it grow again)."""
+    rng = Random(seed)
+    bots = [f"b{k}" for k in range(players + 1)]
+    ratings = {bot: MODEL.initial() for bot in bots}
+    for _ in range(250):
+        seats = rng.sample(bots, players)
+        ranks = [rng.randint(1, players) for _ in seats]
+        after = MODEL.rate([ratings[bot] for bot in seats], ranks)
+        for bot, new in zip(seats, after, strict=True):
+            assert new.sigma < ratings[bot].sigma
+            ratings[bot] = new
+    assert max(rating.sigma for rating in ratings.values()) < 1.0
+
+
+def test_a_new_version_starts_from_its_predecessors_mu_with_a_wide_sigma() -> None:
+    settled = Rating(31.5, 0.4)
+    widened = MODEL.widened(settled)
+    assert widened.mu == settled.mu
+    assert MODEL.sigma / 2 <= widened.sigma <= MODEL.sigma
+    assert MODEL.widened(MODEL.initial()) == MODEL.initial()
 
 
 def test_conservative_is_mu_minus_three_sigma() -> None:

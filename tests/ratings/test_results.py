@@ -13,11 +13,15 @@ from arena.match.runner import MatchResult
 from arena.ratings import (
     BotRating,
     HistoryEntry,
+    LogEntry,
+    NewVersion,
     RatingBook,
     RatingError,
     RatingModel,
     ResultRecord,
+    apply_entry,
     apply_result,
+    entry_from_dict,
     recompute,
 )
 
@@ -101,9 +105,13 @@ names = st.sampled_from(["ann", "bob", "cy", "dee", "eve", "fay"])
 
 
 @st.composite
-def results(draw: st.DrawFn) -> list[ResultRecord]:
-    out = []
+def results(draw: st.DrawFn) -> list[LogEntry]:
+    """A rating log: results, aborted ones among them, and now and then a bot's new version."""
+    out: list[LogEntry] = []
     for number in range(draw(st.integers(1, 12))):
+        if draw(st.integers(0, 5)) == 0:
+            out.append(NewVersion(draw(names), f"v{number}", finished_at=float(number)))
+            continue
         seats = tuple(draw(st.lists(names, min_size=2, max_size=5, unique=True)))
         ranks = tuple(draw(st.lists(st.integers(1, len(seats)), min_size=len(seats), max_size=len(seats))))
         termination = draw(st.sampled_from([Termination.NORMAL, Termination.NORMAL, Termination.ABORTED]))
@@ -113,17 +121,57 @@ def results(draw: st.DrawFn) -> list[ResultRecord]:
 
 @settings(max_examples=40, deadline=None)
 @given(results())
-def test_recompute_equals_sequential_application(stored: list[ResultRecord]) -> None:
+def test_recompute_equals_sequential_application(stored: list[LogEntry]) -> None:
     current: dict[str, BotRating] = {}
     history: list[HistoryEntry] = []
-    for record in stored:
-        update = apply_result(current, record, MODEL)
+    for entry in stored:
+        update = apply_entry(current, entry, MODEL)
         current.update((row.bot, row) for row in update.ratings)
         history.extend(update.history)
     book = recompute(stored + stored[:3], MODEL)
     assert book.ratings == current
     assert book.history == history
-    assert book.applied == {record.match_id for record in stored}
+    assert book.applied == {entry.match_id for entry in stored}
+
+
+def test_a_new_version_widens_sigma_once_from_the_predecessors_mu_and_learns_faster() -> None:
+    book = RatingBook(MODEL)
+    orders = [(1, 2, 3), (2, 1, 3), (3, 1, 2), (1, 3, 2), (2, 3, 1)]
+    for number in range(100):
+        book.apply(result(f"m{number}", ("a", "b", "c"), orders[number % 5], finished_at=float(number)))
+    settled = book.ratings["a"]
+    update = book.apply(NewVersion("a", "2", finished_at=50.0))
+    assert update is not None and update.rated
+    (row,) = update.ratings
+    assert (row.mu, row.games) == (settled.mu, settled.games)
+    assert row.sigma >= MODEL.sigma / 2 > 4 * settled.sigma
+    assert update.history == (HistoryEntry("a", "version:a:2", row.mu, row.sigma, row.games, 50.0),)
+    assert not update.history[0].played
+    assert book.apply(NewVersion("a", "2", finished_at=60.0)) is None, "a label counts once"
+    # The new version now loses: its rating follows much faster than its predecessor's would have.
+    before = apply_result({**book.ratings, "a": settled}, result("x", ("a", "b", "c"), (3, 2, 1)), MODEL)
+    after = book.apply(result("x", ("a", "b", "c"), (3, 2, 1)))
+    assert after is not None
+    drop = {row.bot: row.mu for row in after.ratings}["a"] - row.mu
+    assert drop < 5 * ({r.bot: r.mu for r in before.ratings}["a"] - settled.mu) < 0
+
+
+def test_a_bot_without_a_rating_has_no_version_to_widen() -> None:
+    update = apply_entry({}, NewVersion("new", "1"), MODEL)
+    assert not update.rated and update.ratings == () and "no rating" in update.skipped
+
+
+def test_log_entries_round_trip_through_json_and_bad_ones_give_one_line_errors() -> None:
+    version = NewVersion("a", "3", finished_at=12.5)
+    assert entry_from_dict(json.loads(json.dumps(version.to_dict()))) == version
+    record = result("m1", ("a", "b"), (1, 2))
+    assert entry_from_dict(json.loads(json.dumps(record.to_dict()))) == record
+    with pytest.raises(RatingError, match="unknown kind 'rematch'"):
+        entry_from_dict({"kind": "rematch", "match_id": "x"})
+    with pytest.raises(RatingError, match="lacks 'label'"):
+        entry_from_dict({"kind": "version", "bot": "a"})
+    with pytest.raises(RatingError, match="kept for new versions"):
+        result("version:a:1", ("a", "b"), (1, 2))
 
 
 def test_recompute_with_other_parameters_changes_the_ratings() -> None:

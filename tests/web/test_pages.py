@@ -74,8 +74,15 @@ def test_leaderboard_bot_and_tournament_pages_show_the_stored_numbers(web_arena:
     rows = page.locator("tbody tr")
     expect(rows).to_have_count(len(board["rows"]))
     first = board["rows"][0]
+    marker = " provisional" if first["provisional"] else ""
     expect(rows.first).to_contain_text(
-        f"{first['bot']}{first['conservative']:.2f}{first['mu']:.2f} ± {first['sigma']:.2f}"
+        f"{first['bot']}{marker}{first['conservative']:.2f}{first['mu']:.2f} ± {first['sigma']:.2f}"
+    )
+    order = board["neighbours"][0]
+    expect(rows.first.locator("td.order")).to_have_text(
+        f"established since {order['since_games']} matches{' or earlier' if order['since_earlier'] else ''}"
+        if order["established"]
+        else "not established yet"
     )
 
     _, bot = web_arena.get("/api/bots/rb1")

@@ -73,19 +73,31 @@ async function leaderboardPage(game) {
   const holder = h("div", {});
   const render = async () => {
     const board = await api(`/api/leaderboards/${encodeURIComponent(game)}`);
-    const rows = board.rows.map((row) => h("tr", { "data-bot": row.bot },
-      h("td", { class: "num" }, row.rank), h("td", {}, botLink(row.bot)),
+    const neighbours = board.neighbours || [];
+    const rows = board.rows.map((row, i) => h("tr", { "data-bot": row.bot },
+      h("td", { class: "num" }, row.rank),
+      h("td", {}, botLink(row.bot), row.version ? h("span", { class: "muted" }, ` v${row.version}`) : null,
+        row.provisional ? h("span", { class: "muted", title: "too few rated matches (or a new version) for the place to mean much yet" }, " provisional") : null),
       h("td", { class: "num" }, fmt(row.conservative)), h("td", { class: "num" }, `${fmt(row.mu)} ± ${fmt(row.sigma)}`),
-      h("td", { class: "num" }, row.games), h("td", { class: "hide-narrow" }, when(row.last_ms))));
+      h("td", { class: "num" }, row.games), h("td", { class: "order" }, orderMarker(neighbours[i])),
+      h("td", { class: "hide-narrow" }, when(row.last_ms))));
     holder.replaceChildren(rows.length
       ? table(`${game}: best first by the conservative rating mu − 3σ (updates as matches finish)`,
-        [["Rank", "num"], ["Bot"], ["Rating", "num"], ["mu ± σ", "num"], ["Games", "num"], ["Last played", "hide-narrow"]],
+        [["Rank", "num"], ["Bot"], ["Rating", "num"], ["mu ± σ", "num"], ["Games", "num"], ["Above the next"], ["Last played", "hide-narrow"]],
         rows)
       : h("p", { class: "muted" }, `No rated ${game} matches yet.`));
   };
   await render();
   show(h("h1", {}, "Leaderboards"), h("nav", { "aria-label": "Games" }, tabs), holder);
   poll(render, POLL_MS.list);
+}
+
+// Whether a bot's place above the next one is established at 95%, and since how many matches.
+function orderMarker(order) {
+  if (!order) return "";
+  if (!order.established) return h("span", { class: "muted", title: `z ${fmt(order.z)}, 1.96 needed` }, "not established yet");
+  if (!order.since_games) return "established";
+  return `established since ${order.since_games} matches${order.since_earlier ? " or earlier" : ""}`;
 }
 
 // -- bots --------------------------------------------------------------------------------------
