@@ -32,48 +32,49 @@ def replay_digest(game_name: str, params: dict[str, str], bots: list[str], seati
     return digest.hexdigest()
 
 
-@pytest.mark.parametrize(
-    ("game_name", "params", "bots", "seatings", "expected"),
-    [
-        ("friday13", {}, ["random"] * 4, 24, "ae793cc0c9cf976e1ba65692b9224dec4b1fb24a6c53894d9194d673ddecc471"),
-        (
-            "friday13",
-            {"edition": "de"},
-            ["heuristic", "random", "random"],
-            6,
-            "f4cdebc832d5d83d15343dc8f1818fc7f3b020930d1f74d7767c6b864d7e7538",
-        ),
-        (
-            "friday13",
-            {},
-            ["heuristic", "random", "heuristic", "random", "random"],
-            5,
-            "5585424875839b1169e5d9bb68e24bd83c72914907876cf50c674bf7bc96435b",
-        ),
-        (
-            "friday13",
-            {"edition": "de"},
-            ["random"] * 6,
-            6,
-            "d0c34f8bc5dcbb1099f6237784c55ce83d6eaf221e0d8345e3ab67d134b78f7c",
-        ),
-        (
-            "amigo13",
-            {},
-            ["random", "heuristic", "random"],
-            6,
-            "401b6ad0df7a7a01df13623700c45e6360707c6455150615322f6f0e87b594e4",
-        ),
-        (
-            "amigo13",
-            {},
-            ["heuristic", "random", "random", "heuristic"],
-            12,
-            "41bc9ace2161778cb22ec37b25251bb90a793ff745771684ff3a2eae6acf0122",
-        ),
-        ("amigo13", {}, ["random"] * 6, 6, "801a2ccac2ed641b87733864d724a4786ea09f56da21f17427375aff02e30021"),
-    ],
-)
+REPLAYS: list[tuple[str, dict[str, str], list[str], int, str]] = [
+    ("friday13", {}, ["random"] * 4, 24, "ae793cc0c9cf976e1ba65692b9224dec4b1fb24a6c53894d9194d673ddecc471"),
+    (
+        "friday13",
+        {"edition": "de"},
+        ["heuristic", "random", "random"],
+        6,
+        "f4cdebc832d5d83d15343dc8f1818fc7f3b020930d1f74d7767c6b864d7e7538",
+    ),
+    (
+        "friday13",
+        {},
+        ["heuristic", "random", "heuristic", "random", "random"],
+        5,
+        "5585424875839b1169e5d9bb68e24bd83c72914907876cf50c674bf7bc96435b",
+    ),
+    (
+        "friday13",
+        {"edition": "de"},
+        ["random"] * 6,
+        6,
+        "d0c34f8bc5dcbb1099f6237784c55ce83d6eaf221e0d8345e3ab67d134b78f7c",
+    ),
+    (
+        "amigo13",
+        {},
+        ["random", "heuristic", "random"],
+        6,
+        "401b6ad0df7a7a01df13623700c45e6360707c6455150615322f6f0e87b594e4",
+    ),
+    (
+        "amigo13",
+        {},
+        ["heuristic", "random", "random", "heuristic"],
+        12,
+        "41bc9ace2161778cb22ec37b25251bb90a793ff745771684ff3a2eae6acf0122",
+    ),
+    ("amigo13", {}, ["random"] * 6, 6, "801a2ccac2ed641b87733864d724a4786ea09f56da21f17427375aff02e30021"),
+]
+"""Series of `replay_digest`, each with the digest it gives."""
+
+
+@pytest.mark.parametrize(("game_name", "params", "bots", "seatings", "expected"), REPLAYS)
 def test_arena_play_writes_the_same_replay_bytes(
     game_name: str, params: dict[str, str], bots: list[str], seatings: int, expected: str, tmp_path: Path
 ) -> None:
@@ -95,14 +96,15 @@ def mc_match_digest(game_name: str, players: int, seed: bytes, samples: int) -> 
     return hashlib.sha256((json.dumps(state.record(names), indent=1) + "\n").encode()).hexdigest()
 
 
-@pytest.mark.parametrize(
-    ("game_name", "players", "seed", "expected"),
-    [
-        ("friday13", 4, b"mc-pinned-1", "2268395988f255b261471458d053deb97ca9d5f707b6a385e95f1081946ed63e"),
-        ("friday13", 3, b"mc-pinned-2", "ed0da96fb3e11c79c5fb51d1b8859d6230d87f081df0bec0bc5eb7157a73c1e2"),
-        ("amigo13", 4, b"mc-pinned-3", "b6ae013b2536796220f73a087099a95efd2f92fa2ef59ccdc8af17e8a1e3aa4c"),
-    ],
-)
+MC_MATCHES: list[tuple[str, int, bytes, str]] = [
+    ("friday13", 4, b"mc-pinned-1", "2268395988f255b261471458d053deb97ca9d5f707b6a385e95f1081946ed63e"),
+    ("friday13", 3, b"mc-pinned-2", "ed0da96fb3e11c79c5fb51d1b8859d6230d87f081df0bec0bc5eb7157a73c1e2"),
+    ("amigo13", 4, b"mc-pinned-3", "b6ae013b2536796220f73a087099a95efd2f92fa2ef59ccdc8af17e8a1e3aa4c"),
+]
+"""Matches of `mc_match_digest` at 60 playouts a move, each with its digest."""
+
+
+@pytest.mark.parametrize(("game_name", "players", "seed", "expected"), MC_MATCHES)
 def test_mc_makes_the_same_moves_for_its_seed_and_budget(
     game_name: str, players: int, seed: bytes, expected: str
 ) -> None:
