@@ -67,7 +67,7 @@ class CompileIfPossible(build_ext):
         for extension in extensions:
             # Each float operation rounded on its own, as Python does it: no fused multiply-adds,
             # so that the search weighs its moves to the same bits compiled or not.
-            extension.extra_compile_args.append("-ffp-contract=off")
+            extension.extra_compile_args = [*extension.extra_compile_args, "-ffp-contract=off"]
         return extensions
 
     def run(self) -> None:
@@ -83,8 +83,9 @@ class CompileIfPossible(build_ext):
         self._write_manifest()
 
     def _not_compiled(self, problem: BaseException) -> None:
+        told = (str(problem).splitlines() or [""])[0]
         print(
-            f"warning: arena: the engine was not compiled ({type(problem).__name__}: {problem}); "
+            f"warning: arena: the engine was not compiled ({type(problem).__name__}: {told[:300]}); "
             "installing plain Python, which plays the same moves more slowly",
             file=sys.stderr,
         )

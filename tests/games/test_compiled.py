@@ -36,8 +36,12 @@ mc_game, players, seed, _ = {mc!r}
 with tempfile.TemporaryDirectory() as folder:
     replay = replay_digest(game, params, bots, seatings, Path(folder))
 files = [sys.modules[name].__file__ for name in arena.compiled.MODULES]
+from arena.bots.montecarlo import MonteCarloBot
+from arena.games import make_game
+budget = MonteCarloBot(make_game("friday13"), 0).samples
 print(json.dumps({{"status": arena.compiled.STATUS, "compiled": arena.compiled.COMPILED, "files": files,
-                  "arena": arena.__file__, "replay": replay, "mc": mc_match_digest(mc_game, players, seed, 60)}}))
+                  "arena": arena.__file__, "replay": replay, "mc": mc_match_digest(mc_game, players, seed, 60),
+                  "budget": budget}}))
 """
 BUILT = bool(arena.compiled.MODULES) and "not for this interpreter" not in arena.compiled.STATUS
 needs_build = pytest.mark.skipif(not BUILT, reason="no compiled build here: pip install -e . makes one")
@@ -58,6 +62,7 @@ def probe(package_parent: Path, *, pure: bool = False) -> dict[str, Any]:
     assert Path(result["arena"]).resolve().parent == (package_parent / "arena").resolve()
     assert result["replay"] == REPLAYS[1][-1], "the same arena play replays, byte for byte"
     assert result["mc"] == MC_MATCHES[2][-1], "the same moves of mc"
+    assert result["budget"] == (2000 if result["compiled"] else 700), "mc's playouts: what the engine affords"
     return result
 
 
