@@ -9,12 +9,12 @@ build is missing for this interpreter, or when ARENA_PURE_PYTHON is set, a finde
 `sys.meta_path` loads the whole group from its sources. The group loads all compiled or all
 plain, never mixed: a compiled module expects the compiled classes of the others.
 
-Nothing here imports more than the standard library: `arena --help` pays only the check.
+Nothing here imports more than the standard library, and hashlib only where there is a build to
+check: `arena --help` pays little for it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Sequence
@@ -56,6 +56,8 @@ def _extension(stem: Path) -> Path | None:
 
 
 def _digest(source: Path) -> str:
+    import hashlib  # here, not above: an installation without a build never needs it, nor its start-up
+
     try:
         return hashlib.sha256(source.read_bytes()).hexdigest()
     except OSError:
