@@ -21,28 +21,33 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis.asyncio import Redis
 
-from arena import metrics
+from arena import logs, metrics
 from arena.games import game_names
+from arena.hosted import seccomp
 from arena.hosted.sandbox import detect
+from arena.logs import LogFormat
 from arena.match import Clock
-from arena.node import telemetry
+from arena.node import fds, telemetry
+from arena.node.builtin_pool import BuiltinPool, PoolConfig
 from arena.node.hosted import HostedConfig, HostedManager
 from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
 from arena.node.retention import Retention, RetentionConfig
-from arena.node.sessions import Limits, SessionRegistry
+from arena.node.sessions import Limits, Session, SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.node.tournaments import TournamentProgress
-from arena.node.work import WorkConfig, WorkHost, node_name
-from arena.ratings import ResultRecord
+from arena.node.work import WorkConfig, WorkHost, new_incarnation, node_name
+from arena.server.health import StoreHealth
+from arena.server.peers import PeerGuard, PeerLimits, server_options
 from arena.server.service import ArenaServicer, BotServicer
-from arena.store import Store, open_redis
+from arena.store import Store, open_redis, sentinel
 from arena.store.archive import Archive
-from arena.store.embedded import CONNECTIONS, blocking_client, redacted
+from arena.store.embedded import BLOCKING_CONNECTIONS, CONNECTIONS, blocking_client, redacted
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
 from arena.web import WebData, WebServer, start_web
+from arena.web.guard import WebLimits
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 log = logging.getLogger(__name__)
@@ -74,6 +79,14 @@ class ServerConfig:
     tls_key: Path | None = None
     clock: Clock = field(default_factory=Clock)
     limits: Limits = field(default_factory=Limits)
+    """Sessions: per node, per bot, per hosted launch; the grace and flood limits."""
+    peers: PeerLimits = field(default_factory=PeerLimits)
+    """What one client address may do on the gRPC edge: wrong tokens, live watches."""
+    builtin: PoolConfig = field(default_factory=PoolConfig)
+    """The built-in bots' worker processes: how many, and how many seats each holds."""
+    web: WebLimits = field(default_factory=WebLimits)
+    """What one client address may hold of the web UI: connections and live streams (the total of
+    connections is at most the web UI's share of the file descriptors)."""
     admin_token: str | None = None
     """The admin token to set (from ARENA_ADMIN_TOKEN); None keeps the stored one or makes one."""
     hosted: HostedConfig = field(default_factory=HostedConfig)
@@ -94,6 +107,8 @@ class ServerConfig:
     `--workers N` the supervisor serves it, adding up its workers' values."""
     event_loop: str = "asyncio"
     """The node's event loop: "asyncio", or "uvloop" (6-9% less CPU a move, README "Speed")."""
+    log_format: LogFormat = LogFormat.TEXT
+    """How the node writes its log lines to stderr: for people, or one JSON object a line (arena/logs.py)."""
 
 
 @dataclass
@@ -115,6 +130,10 @@ class RunningServer:
     """Why this node runs no hosted bots ("" when it does)."""
     metrics_port: int | None = None
     """Where this node serves /metrics, if it does."""
+    socket_path: str = ""
+    """The hosted bots' Unix socket."""
+    peer_guard: PeerGuard | None = None
+    """The limits per client address on the gRPC edge, and what they count now."""
 
 
 def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
@@ -125,24 +144,26 @@ def server_credentials(cert: Path, key: Path) -> grpc.ServerCredentials:
 async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningServer]:
     """Start the arena on `redis`; stop it (matches aborted, sessions closed) on exit."""
     archive = Archive(config.retention.directory(config.data_dir))
-    store = Store(redis, blocking_client(redis), archive)
+    store = Store(redis, blocking_client(redis), archive, sentinel.durability(config.redis_url))
     # Workers leave this to their supervisor: a restarted one would abort the others' running matches.
     new_admin_token = None if config.supervised else await take_over(store, config.admin_token)
-    sessions = SessionRegistry(config.limits)
-    host = MatchHost(store, sessions, config.clock)
+    fd_budget = fds.FdBudget(fds.plan(fds.raise_soft_limit(), config.redis_connections + BLOCKING_CONNECTIONS))
+    log.debug("%s", fd_budget.plan.describe())
+    sessions = SessionRegistry(config.limits, fds=fd_budget)
+    peer_guard = PeerGuard(config.peers)
+    host = MatchHost(store, sessions, config.clock, BuiltinPool(config.builtin))
     ratings = RatingStore(redis, archive=archive)
-    host.ended_hooks.append(lambda record, result: rate(ratings, record.game, result))
     ladder = Ladder(LadderStore(redis), ratings, sessions, host, config.ladder)
     sessions.on_change = ladder.session_changed
-    host.ended_hooks.append(ladder.match_ended)
-    host.ended_hooks.append(telemetry.match_ended)
     server = grpc.aio.server(
+        interceptors=[peer_guard],
         options=[
             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
             # Off for a lone node, so that a second server on its port fails instead of silently sharing it.
             ("grpc.so_reuseport", int(config.supervised)),
-        ]
+            *server_options(fd_budget.plan),
+        ],
     )
     bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)
     # Hosted bots connect through a Unix socket: their network namespace has no other way out.
@@ -151,7 +172,12 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
     socket_path = str(socket_dir / "bots.sock")
     server.add_insecure_port(f"unix:{socket_path}")
-    sandbox = await detect(config.hosted.limits, hidden=(config.data_dir, socket_dir))
+    try:
+        system_calls: bytes | None = seccomp.program()
+    except seccomp.SeccompUnavailable as error:
+        system_calls = None
+        log.warning("hosted bots run without a seccomp filter: %s", error)
+    sandbox = await detect(config.hosted.limits, hidden=(config.data_dir, socket_dir), seccomp=system_calls)
     hosted = HostedManager(store, sessions, socket_path, sandbox, config.hosted, config.work.node or node_name())
     if hosted.refusal:
         log.warning("%s", hosted.refusal)
@@ -171,11 +197,19 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     await server.start()
     Path(socket_path).chmod(0o666)
     hosted.start()
-    for name in ("", *SERVICE_NAMES):
-        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    store_health = StoreHealth(health, redis, ("", *SERVICE_NAMES))
+    await store_health.set(True)
+    health_task = asyncio.create_task(store_health.run(), name="health")
     work = WorkHost(store, host, config.work)
+
+    def session_changed(session: Session) -> None:
+        ladder.session_changed(session)
+        work.seats_changed()
+
+    sessions.on_change = session_changed
     work.result_hooks.append(TournamentProgress(store))
-    work.result_hooks.append(telemetry.work_match_ended)
+    work.result_hooks.append(telemetry.match_ended)
+    work.result_hooks.append(ladder.match_ended)
     await work.start()
     ladder_task = asyncio.create_task(ladder.run(), name="ladder")
     retention_task = asyncio.create_task(Retention(redis, archive, config.retention).run(), name="retention")
@@ -187,7 +221,10 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         if config.metrics_port is not None and not config.supervised:
             endpoint = metrics.serve(config.http_host, config.metrics_port)
         if config.http_port is not None:
-            web = await start_web(WebData(store, ratings, host), config.http_host, config.http_port)
+            web_limits = dataclasses.replace(config.web, connections=min(config.web.connections, fd_budget.plan.web))
+            web = await start_web(
+                WebData(store, ratings, host), config.http_host, config.http_port, web_limits, fd_budget
+            )
         yield RunningServer(
             f"{config.host}:{port}",
             port,
@@ -202,6 +239,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             web,
             hosted.refusal,
             None if endpoint is None else endpoint.server_port,
+            socket_path,
+            peer_guard,
         )
     finally:
         if endpoint is not None:
@@ -210,7 +249,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             await web.stop()
         await health.enter_graceful_shutdown()
         await ladder.stop(ladder_task)
-        await cancel_and_wait([retention_task, sampler_task], "retention and metrics")
+        await cancel_and_wait([retention_task, sampler_task, health_task], "retention, metrics and health")
         await work.stop()
         await host.shutdown()
         await hosted.stop()
@@ -221,24 +260,30 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await store.blocking.aclose()
 
 
+def incarnate(config: ServerConfig) -> ServerConfig:
+    """`config` for this process start: the node's name (given, or the host's name and process id) and a new
+    incarnation, so that nothing a node wrote before a restart under the same name passes for its own."""
+    work = dataclasses.replace(config.work, node=config.work.node or node_name(), incarnation=new_incarnation())
+    return dataclasses.replace(config, work=work)
+
+
 async def take_over(store: Store, admin_token: str | None) -> str | None:
-    """What a starting arena does once on its Redis: mark the matches an earlier run left running as
-    aborted, and store the admin token (returns a newly made one, else None)."""
+    """What a starting arena does once on its Redis: store the admin token (returns a newly made one, else None).
+
+    Work-stream matches an earlier run left running are not its business: their orders are pending,
+    and a living node resumes each from its events. Matches that arenas before the work stream
+    played outside it (CreateMatch, one-node ladder tables) cannot be resumed: they are marked aborted.
+    """
     aborted = await store.abort_running()
     if aborted:
-        log.warning("marked %d matches of an earlier run as aborted", len(aborted))
+        log.warning("marked %d matches of an earlier version's run as aborted", len(aborted))
     return await store.ensure_admin_token(admin_token)
-
-
-async def rate(ratings: RatingStore, game: str, result: ResultRecord) -> None:
-    """Apply a finished match to the ratings (once; an aborted one is only recorded as seen)."""
-    update = await ratings.apply(game, result)
-    if update is not None and not update.rated:
-        log.info("match %s: %s", result.match_id, update.skipped)
 
 
 async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:
     """Run until SIGINT or SIGTERM: the body of `arena serve`."""
+    config = incarnate(config)
+    logs.configure(config.log_format, config.work.node, config.work.incarnation)
     async with (
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,

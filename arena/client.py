@@ -123,6 +123,9 @@ class ArenaClient:
     async def rotate_bot_token(self, request: api_pb.RotateBotTokenRequest) -> api_pb.RotateBotTokenResponse:
         return await self._call("RotateBotToken", request, api_pb.RotateBotTokenResponse)
 
+    async def update_bot(self, request: api_pb.UpdateBotRequest) -> api_pb.UpdateBotResponse:
+        return await self._call("UpdateBot", request, api_pb.UpdateBotResponse)
+
     async def list_bots(self, request: api_pb.ListBotsRequest) -> api_pb.ListBotsResponse:
         return await self._call("ListBots", request, api_pb.ListBotsResponse)
 

@@ -74,6 +74,40 @@ SANDBOX_FAILURES = Counter(
     "Hosted bot launches that ended badly: could not start, never connected, or killed for a limit.",
     ["reason"],
 )
+UPLOADS_REFUSED = Counter(
+    "arena_uploads_refused",
+    "SubmitBot calls refused at once because their owner (scope=owner) or the node (scope=node) had as many running as allowed.",
+    ["scope"],
+)
+UPLOADS_RUNNING = Gauge(
+    "arena_uploads_running",
+    "SubmitBot calls this node runs now (upload, check, validation).",
+    multiprocess_mode="livesum",
+)
+
+REFUSALS = Counter(
+    "arena_limit_refusals",
+    "Requests refused by a fair-share limit, by limit: sessions_node, sessions_bot, sessions_launch, fds, "
+    "web_address, web_total, web_idle (closed before a request came), streams_address, streams_total, "
+    "watch_address, watch_total, wrong_token (each one presented), wrong_tokens_address (an address refused for "
+    "them), builtin_busy.",
+    ["limit"],
+)
+WEB_CONNECTIONS = Gauge("arena_web_connections", "Connections the web UI holds open now.", multiprocess_mode="livesum")
+LIVE_STREAMS = Gauge(
+    "arena_live_streams",
+    "Live streams open now: the web UI's Server-Sent Events (sse) and gRPC watches (watch).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+BUILTIN_SEATS = Gauge(
+    "arena_builtin_seats",
+    "Built-in bot seats held by this node's process pool of built-in bots.",
+    multiprocess_mode="livesum",
+)
+BUILTIN_RESTARTS = Counter(
+    "arena_builtin_worker_restarts", "Workers of the built-in bots' process pool that died and were started again."
+)
 
 
 def multiprocess_dir() -> Path | None:
@@ -111,3 +145,12 @@ def worker_gone(pid: int) -> None:
     """Drop a dead worker's live gauges (its sessions and running matches are gone with it)."""
     if multiprocess_dir() is not None:
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+TOURNAMENT_REFUSALS = Counter(
+    "arena_tournament_refusals",
+    "Tournaments refused at creation for a fair-share or consent rule, by reason: pending (the owner's "
+    "pending tournament matches would pass the limit), invitation (another owner's bot that accepts no "
+    "invitations), seed (an owner chose the seed).",
+    ["reason"],
+)

@@ -59,8 +59,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from arena import metrics
-from arena.app import ServerConfig, announce_serving, run_node, running, take_over
+from arena import logs, metrics
+from arena.app import ServerConfig, announce_serving, incarnate, run_node, running, take_over
 from arena.node.work import node_name
 from arena.store import RedisUnavailable, Store, open_redis
 from arena.web import WebUnavailable
@@ -206,9 +206,8 @@ def worker_main(config: ServerConfig, index: int, pipe: Connection, parent: int)
     _die_with_parent(parent)
     # A Ctrl-C in a terminal reaches every process of the group: the supervisor alone acts on it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter(f"arena worker {index}: %(message)s"))
-    logging.getLogger().addHandler(handler)
+    config = incarnate(config)
+    logs.configure(config.log_format, config.work.node, config.work.incarnation)
     try:
         run_node(_work(config, pipe), config.event_loop)
     except Exception as error:

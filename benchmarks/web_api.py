@@ -29,8 +29,8 @@ from pathlib import Path
 from machine import describe
 
 from arena.app import ServerConfig, running
-from arena.store import open_redis
-from arena.v1 import messages_pb2 as pb
+from arena.node.work import submit_match
+from arena.store import keys, open_redis
 
 SEATS = ["builtin:random", "builtin:heuristic", "builtin:random", "builtin:heuristic"]
 
@@ -45,9 +45,10 @@ def arena(matches: int) -> Iterator[tuple[str, str]]:
         config = ServerConfig(port=0, data_dir=data, admin_token="ata_bench", http_port=0)
         async with open_redis(None, data) as redis, running(config, redis) as server:
             assert server.web is not None
-            lives = [await server.host.create(pb.GameSpec(game="friday13"), SEATS) for _ in range(matches)]
-            await asyncio.gather(*(live.task for live in lives if live.task is not None))
-            started.set_result((server.web.url, lives[-1].record.match_id))
+            orders = [await submit_match(server.store, "friday13", SEATS, rated=True) for _ in range(matches)]
+            while not all([await server.store.redis.hexists(keys.WORK_RESULTS, o.match_id) for o in orders]):
+                await asyncio.sleep(0.1)
+            started.set_result((server.web.url, orders[-1].match_id))
             while not stop.is_set():
                 await asyncio.sleep(0.05)
 

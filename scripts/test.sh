@@ -14,6 +14,11 @@ missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 || missing+=(docker-compose)
+# kubectl renders deploy/k8s (`kubectl kustomize`, tests/scale/test_kubernetes.py); the Sentinel drill
+# runs Debian's redis-server and redis-sentinel (tests/scale/test_sentinel_failover.py).
+command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+[ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ -x /usr/bin/redis-sentinel ] || missing+=(redis-sentinel)
 # Each starter kit under sample_bots/ lists the Debian packages its build needs, one per line
 # (tests/kits build every kit and play them at one table).
 for list in sample_bots/*/debian-packages.txt; do

@@ -1,7 +1,14 @@
-"""Fixtures shared by the whole suite."""
+"""Fixtures shared by the whole suite, and what a test needs of the machine.
+
+A test that needs a tool this machine lacks (bubblewrap and root for the sandbox, chromium, Debian's
+redis-sentinel, kubectl, openssl, node) is skipped with the reason on a developer's machine, and
+fails in CI (`CI=true`), where scripts/test.sh installs them all: there, before any test runs, the
+session stops with one line naming what is missing for the tests selected.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -11,6 +18,55 @@ from pathlib import Path
 
 import pytest
 import redis
+
+NEEDS: dict[str, tuple[str, str]] = {
+    "sandbox": ("bwrap", "bubblewrap (Debian package bubblewrap) and root: the hosted bots' sandbox"),
+    "browser": ("chromium", "chromium (Debian package chromium): the web UI's browser tests"),
+    "sentinel": ("/usr/bin/redis-sentinel", "Debian's redis-server and redis-sentinel: the Sentinel failover drill"),
+    "kubectl": ("kubectl", "kubectl (Debian package kubernetes-client): rendering deploy/k8s"),
+    "openssl": ("openssl", "openssl: a test certificate for TLS"),
+    "node": ("npm", "node and npm: the JavaScript sample bot"),
+}
+"""Marker name -> (the command or file it needs, what that is for)."""
+
+
+def missing(need: str) -> str:
+    """Why a test marked `need` cannot run here ("" when it can)."""
+    tool, what = NEEDS[need]
+    found = os.path.exists(tool) if tool.startswith("/") else shutil.which(tool) is not None
+    if need == "sandbox" and found and os.geteuid() != 0:
+        return f"{what}: the tests run as uid {os.geteuid()}, not root"
+    if need == "node" and found and shutil.which("node") is None:
+        found = False
+    return "" if found else f"{what}: not installed"
+
+
+def unavailable(reason: str) -> None:
+    """Skip the running test for a reason of the machine's; in CI, fail it instead (nothing may go untested)."""
+    if os.environ.get("CI"):
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for need, (_, what) in NEEDS.items():
+        config.addinivalue_line("markers", f"{need}: needs {what}")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In CI, stop before the first test when a tool that a selected test needs is missing: one line."""
+    if not os.environ.get("CI"):
+        return
+    needed = {mark.name for item in session.items for mark in item.iter_markers() if mark.name in NEEDS}
+    reasons = [reason for need in sorted(needed) if (reason := missing(need))]
+    if reasons:
+        pytest.exit(f"CI=true: cannot run the selected tests: {'; '.join(reasons)}", returncode=3)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers():
+        if mark.name in NEEDS and (reason := missing(mark.name)):
+            unavailable(reason)
 
 
 def free_port() -> int:
@@ -28,7 +84,7 @@ def npm_installed(directory: Path, needed_for: str) -> Path:
     """`directory` with its Node packages installed (`npm ci`) when missing or older than its lock
     file, as CI on a fresh machine needs; skips the test when node or npm is missing."""
     if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip(f"node and npm are needed for {needed_for} and are not installed")
+        unavailable(f"node and npm are needed for {needed_for} and are not installed")
     installed = directory / "node_modules" / ".package-lock.json"
     lock = directory / "package-lock.json"
     if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:

@@ -12,7 +12,10 @@ def task_stacks() -> str:
     out = io.StringIO()
     for task in asyncio.all_tasks():
         if task is not asyncio.current_task():
-            task.print_stack(limit=8, file=out)
+            try:
+                task.print_stack(limit=8, file=out)
+            except TypeError:  # a frame without a line number (CPython 3.11's linecache cannot print it)
+                out.write(f"{task!r}: stack not printable\n")
     return out.getvalue()
 
 

@@ -30,21 +30,68 @@ def bot() -> None:
 @click.option("--game", "games", multiple=True, required=True, help="A game it plays; repeat for several.")
 @click.option("--language", default="", help="The language it is written in.")
 @click.option("--description", default="", help="Free text.")
+@click.option(
+    "--accept-invitations",
+    is_flag=True,
+    help="Let other owners enter it into their tournaments (rated or not) and challenges; off by default.",
+)
 @connection_options(Token.OWNER)
 @json_option
 def bot_register(
-    name: str, games: tuple[str, ...], language: str, description: str, connection: Connection, as_json: bool
+    name: str,
+    games: tuple[str, ...],
+    language: str,
+    description: str,
+    accept_invitations: bool,
+    connection: Connection,
+    as_json: bool,
 ) -> None:
     """Register bot NAME (owner token); prints its token once."""
     from arena.v1 import arena_service_pb2 as api_pb
 
-    request = api_pb.RegisterBotRequest(name=name, games=games, language=language, description=description)
+    request = api_pb.RegisterBotRequest(
+        name=name,
+        games=games,
+        language=language,
+        description=description,
+        accepts_invitations=accept_invitations,
+    )
     reply = call(connection, lambda arena: arena.register_bot(request))
     if as_json:
         print_json(to_dict(reply))
     else:
         print(f"bot {reply.bot.name} registered for {', '.join(reply.bot.games)}; its token (shown once):")
         print(reply.token)
+
+
+@bot.command("set")
+@click.argument("name")
+@click.option(
+    "--accept-invitations/--no-accept-invitations",
+    "accept_invitations",
+    default=None,
+    help="Whether other owners may enter it into their tournaments (rated or not) and challenges.",
+)
+@connection_options(Token.OWNER)
+@json_option
+def bot_set(name: str, accept_invitations: bool | None, connection: Connection, as_json: bool) -> None:
+    """Change bot NAME's settings (its owner's token); prints them."""
+    from arena.v1 import arena_service_pb2 as api_pb
+
+    if accept_invitations is None:
+        fail("say what to change: --accept-invitations or --no-accept-invitations")
+    request = api_pb.UpdateBotRequest(name=name, accepts_invitations=accept_invitations)
+    reply = call(connection, lambda arena: arena.update_bot(request))
+    if as_json:
+        print_json(to_dict(reply.bot))
+    else:
+        print(f"bot {reply.bot.name}: {_invitations(reply.bot)}")
+
+
+def _invitations(info: Any) -> str:
+    if info.accepts_invitations:
+        return "accepts invitations: other owners may enter it into their tournaments"
+    return "accepts no invitations: only its owner and the admin enter it into tournaments"
 
 
 def _bots_table(bots: Any) -> Table:
@@ -102,6 +149,7 @@ def bot_show(name: str, connection: Connection, as_json: bool) -> None:
         print_json({**to_dict(info), "ratings": {game: to_dict(point) for game, point in ratings.items()}})
         return
     console().print(_bots_table([info]))
+    print(_invitations(info))
     numbers = ("mu", "sigma", "mu-3sigma", "games")
     view = table(f"ratings of {name}", ("game", *numbers, "last match"), numbers=numbers, keep=("last match",))
     for game in info.games:

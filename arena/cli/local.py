@@ -4,6 +4,7 @@ with --server) and `arena scenarios`."""
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -181,7 +182,11 @@ def play(
     "--max-deals", type=click.IntRange(min=1), default=2000, show_default=True, help="Stop undecided after this."
 )
 @click.option("--seatings", type=click.IntRange(min=1), help="Seatings per deal (default: the whole seat-fair design).")
-@click.option("--seed", default="abtest", show_default=True, help="Seed text; the same seed gives the same deals.")
+@click.option(
+    "--seed",
+    help="Seed text; the same seed gives the same deals. Default: 'abtest' here; with --server a random one, "
+    "so that no bot at the tables can know the deals.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option("--server", help="HOST:PORT of an arena: play there, A and B naming its bots (or builtin:BOT).")
 @click.option(
@@ -217,7 +222,7 @@ def ab_test(
     beta: float,
     max_deals: int,
     seatings: int | None,
-    seed: str,
+    seed: str | None,
     as_json: bool,
     server: str | None,
     token: str | None,
@@ -243,6 +248,8 @@ def ab_test(
 
     if field_bot is None:
         field_bot = "builtin:heuristic" if server else "heuristic"
+    if seed is None:
+        seed = secrets.token_hex(16) if server else "abtest"
     if server is None:
         for name in (bot_a, bot_b, field_bot):
             if name not in BOTS:

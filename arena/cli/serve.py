@@ -14,6 +14,7 @@ import click
 
 from arena.cli.options import EnvOption
 from arena.cli.output import console, print_tournament
+from arena.logs import LogFormat
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 
@@ -24,7 +25,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     cls=EnvOption,
     envvar="ARENA_UNSAFE_NO_SANDBOX",
     help="Run hosted bots even where their sandbox cannot be made (not root, no bubblewrap, no user namespaces or "
-    "cgroups): as plain child processes, for bots you trust.",
+    "cgroups): as plain child processes, for bots you trust (env ARENA_UNSAFE_NO_SANDBOX).",
 )
 @click.option(
     "--workers",
@@ -46,7 +47,13 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="Where the embedded Redis keeps its data (without --redis-url).",
 )
 @click.option(
-    "--redis-url", help="Use this Redis (6.2 or newer), e.g. redis://localhost:6379/0, instead of the embedded one."
+    "--redis-url",
+    cls=EnvOption,
+    envvar="ARENA_REDIS_URL",
+    help=(
+        "Use this Redis (6.2 or newer) instead of the embedded one, e.g. redis://localhost:6379/0, or a master "
+        "found through Sentinel: redis+sentinel://HOST:26379,HOST:26380/mymaster/0 (env ARENA_REDIS_URL)."
+    ),
 )
 @click.option(
     "--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="PEM certificate chain for TLS."
@@ -93,7 +100,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 @click.option(
     "--claim-idle-ms",
     type=click.IntRange(min=100),
-    default=5000,
+    default=10000,
     show_default=True,
     cls=EnvOption,
     envvar="ARENA_CLAIM_IDLE_MS",
@@ -105,6 +112,16 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     cls=EnvOption,
     envvar="ARENA_NODE",
     help="This node's name in the work stream (env ARENA_NODE; default: host name and process id).",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice([f.value for f in LogFormat]),
+    default=LogFormat.TEXT.value,
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_LOG_FORMAT",
+    help="Log lines on stderr for people, or one JSON object a line with time, level, node, incarnation and "
+    "match (env ARENA_LOG_FORMAT).",
 )
 @click.option(
     "--redis-connections",
@@ -138,6 +155,26 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     "default: none). With several workers the supervisor serves them, added up.",
 )
 @click.option(
+    "--max-sessions-per-bot",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_MAX_SESSIONS_PER_BOT",
+    help="Sessions one bot's token may hold on this node at once, so that no bot fills it "
+    "(env ARENA_MAX_SESSIONS_PER_BOT; a hosted launch's token holds 2).",
+)
+@click.option(
+    "--builtin-workers",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    cls=EnvOption,
+    envvar="ARENA_BUILTIN_WORKERS",
+    help="Worker processes in which built-in bots think (env ARENA_BUILTIN_WORKERS; 0: the cores less one, "
+    "at least one).",
+)
+@click.option(
     "--event-loop",
     type=click.Choice(["asyncio", "uvloop"]),
     default="asyncio",
@@ -147,6 +184,8 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="The node's event loop: uvloop spends 6-9% less CPU a move (env ARENA_EVENT_LOOP).",
 )
 def serve(
+    max_sessions_per_bot: int,
+    builtin_workers: int,
     event_loop: str,
     metrics_port: int | None,
     retain_days: int,
@@ -166,6 +205,7 @@ def serve(
     match_slots: int,
     claim_idle_ms: int,
     node_name: str,
+    log_format: str,
     redis_connections: int | None,
     workers: int | None,
 ) -> None:
@@ -184,12 +224,13 @@ def serve(
     from arena.app import serve as serve_node
     from arena.match import Clock
     from arena.metrics import MetricsUnavailable
+    from arena.node.builtin_pool import PoolConfig
     from arena.node.hosted import HostedConfig
     from arena.node.ladder import LadderConfig, LadderError, parse_sizes
     from arena.node.retention import RetentionConfig
     from arena.node.sessions import Limits
     from arena.node.work import WorkConfig
-    from arena.store import RedisUnavailable
+    from arena.store import RedisUnavailable, sentinel
     from arena.store.embedded import CONNECTIONS, redacted
     from arena.web import WebUnavailable
     from arena.workers import SupervisorError, check_port, supervise
@@ -198,8 +239,15 @@ def serve(
         raise click.UsageError("--event-loop uvloop: uvloop is not installed here (pip install uvloop)")
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give both --tls-cert and --tls-key, or neither")
-    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise click.UsageError(f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss:// or unix://")
+    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://", "redis+sentinel://")):
+        raise click.UsageError(
+            f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss://, unix:// or redis+sentinel://"
+        )
+    if redis_url and sentinel.is_sentinel(redis_url):
+        try:
+            sentinel.parse(redis_url)
+        except sentinel.SentinelUrlError as error:
+            raise click.UsageError(f"--redis-url: {error}") from None
     try:
         ladder = LadderConfig(sizes=parse_sizes(ladder_sizes))
         config = config_from_env(
@@ -212,7 +260,8 @@ def serve(
                 tls_cert=tls_cert,
                 tls_key=tls_key,
                 clock=Clock(per_move_ms / 1000, bank_ms / 1000),
-                limits=Limits(grace=grace_ms / 1000),
+                limits=Limits(grace=grace_ms / 1000, max_sessions_per_bot=max_sessions_per_bot),
+                builtin=PoolConfig(workers=builtin_workers),
                 hosted=HostedConfig(unsafe_no_sandbox=unsafe_no_sandbox),
                 work=WorkConfig(slots=match_slots, claim_idle=claim_idle_ms / 1000, node=node_name),
                 ladder=ladder,
@@ -221,6 +270,7 @@ def serve(
                 retention=RetentionConfig(days=retain_days, archive_dir=archive_dir),
                 metrics_port=metrics_port,
                 event_loop=event_loop,
+                log_format=LogFormat(log_format),
             )
         )
     except (LadderError, ConfigError) as error:

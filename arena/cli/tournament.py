@@ -56,7 +56,12 @@ def tournament() -> None:
     help="With --duplicate: seatings per deal, a multiple of the table size (default: the whole design).",
 )
 @click.option("--rated", is_flag=True, help="Results also change the ladder ratings.")
-@click.option("--seed", default="1", show_default=True, help="Seed text; the same seed gives the same deals.")
+@click.option(
+    "--seed",
+    default="",
+    help="Seed text, the admin's only: the same seed gives the same deals. Left out, the arena makes a "
+    "secret random one and shows it once the tournament has ended.",
+)
 @click.option("--hero", default="", help="The gauntlet's hero (one of the entrants).")
 @click.option("--edition", default="", help="Shorthand for --param edition=E (friday13: en, the default, or de).")
 @game_param_option
@@ -253,6 +258,7 @@ def info_dict(info: Any) -> dict[str, Any]:
         "seatings": spec.seatings,
         "rated": spec.rated,
         "seed": spec.seed,
+        "seed_commitment": info.seed_commitment,
         "status": status,
         "status_text": counts.describe(),
         "finished": status == "finished",

@@ -1,8 +1,11 @@
 """A hosted bot's package: its folder as a gzip-compressed tar, with a size limit and a content hash.
 
 Packing is deterministic (sorted entries, no owners, no times), so the same folder always gives
-the same bytes and the same SHA-256. Unpacking re-checks everything, since the bytes come from
-the network: only regular files, folders and links that stay inside, no more than the limit.
+the same bytes and the same SHA-256. A package holds only files and folders: a link to a file
+inside the folder is packed as a copy of that file (npm's `node_modules/.bin` links), any other
+link, device or fifo is left out. The packed bytes are checked by the very reader a node uses
+(arena/hosted/unpacker.py), so a folder the node would refuse is refused here, with its words.
+Nodes never read a package in their own process: they check and unpack it in the sandbox.
 """
 
 from __future__ import annotations
@@ -14,10 +17,9 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.hosted.unpacker import MAX_BYTES, Refused, unpack
 from arena.store import StoreError
 
-MAX_BYTES = 20 * 1000 * 1000
-"""The most a bot's files may hold, unpacked (20 MB); the package itself is smaller."""
 SKIPPED = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders never packed: caches and version control, not part of what the bot runs."""
 
@@ -41,14 +43,15 @@ def megabytes(size: int) -> str:
 
 
 def pack(folder: Path, limit: int = MAX_BYTES) -> Package:
-    """The folder as a package; PackageError when it is missing, empty or above `limit` bytes."""
+    """The folder as a package; PackageError when it is missing, empty, above `limit` bytes or refused by the reader."""
     if not folder.is_dir():
         raise PackageError(f"{folder} is not a folder")
-    entries = sorted(path for path in _walk(folder))
-    files = [path for path in entries if path.is_file() and not path.is_symlink()]
+    root = folder.resolve()
+    sources = {path: source for path in sorted(_walk(folder)) if (source := _source(root, path)) is not None}
+    files = [source for source in sources.values() if source.is_file()]
     if not files:
         raise PackageError(f"{folder} holds no files: nothing to run")
-    total = sum(path.stat().st_size for path in files)
+    total = sum(source.stat().st_size for source in files)
     if total > limit:
         raise PackageError(f"{folder} holds {megabytes(total)}; a hosted bot may hold at most {megabytes(limit)}")
     buffer = io.BytesIO()
@@ -56,9 +59,18 @@ def pack(folder: Path, limit: int = MAX_BYTES) -> Package:
         gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as compressed,
         tarfile.open(fileobj=compressed, mode="w", format=tarfile.PAX_FORMAT) as archive,
     ):
-        for path in entries:
-            archive.add(path, arcname=path.relative_to(folder).as_posix(), recursive=False, filter=_plain)
+        for path, source in sources.items():
+            info = _plain(archive.gettarinfo(str(source), arcname=path.relative_to(folder).as_posix()))
+            if info.isfile():
+                with source.open("rb") as content:
+                    archive.addfile(info, content)
+            else:
+                archive.addfile(info)
     data = buffer.getvalue()
+    try:
+        unpack(io.BytesIO(data).read, None)
+    except Refused as refused:
+        raise PackageError(f"{folder} cannot be a hosted bot: {refused}") from None
     return Package(data, hashlib.sha256(data).hexdigest(), total, len(files))
 
 
@@ -73,41 +85,18 @@ def _walk(folder: Path) -> list[Path]:
     return found
 
 
-def _plain(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-    """Strip owners and times (so that packing is deterministic); leave out devices and fifos."""
-    if not (info.isfile() or info.isdir() or info.issym()):
-        return None
+def _source(root: Path, path: Path) -> Path | None:
+    """What `path` is packed from: itself (a file or folder), the file a link inside `root` points to, or nothing."""
+    if not path.is_symlink():
+        return path if path.is_file() or path.is_dir() else None
+    target = path.resolve()
+    return target if target.is_file() and target.is_relative_to(root) else None
+
+
+def _plain(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    """Strip owners and times (so that packing is deterministic), and every mode bit but the executable one."""
     info.uid = info.gid = 0
     info.uname = info.gname = ""
     info.mtime = 0
+    info.mode = 0o755 if info.isdir() or info.mode & 0o111 else 0o644
     return info
-
-
-def inspect(data: bytes, limit: int = MAX_BYTES) -> Package:
-    """Check uploaded bytes without unpacking them: a readable tar.gz of files within `limit`."""
-    total, count = 0, 0
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-            for member in archive:
-                if member.isfile():
-                    total += member.size
-                    count += 1
-                elif not (member.isdir() or member.issym()):
-                    raise PackageError(f"the package holds {member.name!r}, which is neither a file nor a folder")
-                if total > limit:
-                    raise PackageError(f"the package unpacks to more than {megabytes(limit)}, the limit")
-    except (tarfile.TarError, OSError, EOFError) as error:
-        raise PackageError(f"the package is not a readable .tar.gz ({error})") from None
-    if count == 0:
-        raise PackageError("the package holds no files: nothing to run")
-    return Package(data, hashlib.sha256(data).hexdigest(), total, count)
-
-
-def unpack(data: bytes, target: Path, limit: int = MAX_BYTES) -> None:
-    """Unpack checked bytes into the empty folder `target`; links and paths may not leave it."""
-    inspect(data, limit)
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-            archive.extractall(target, filter="data")
-    except tarfile.TarError as error:
-        raise PackageError(f"the package cannot be unpacked safely: {error}") from None

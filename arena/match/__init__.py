@@ -13,6 +13,7 @@ from arena.match.seats import (
     Seat,
     SeatFailure,
     SeatGone,
+    SeatLost,
     SeatTimeout,
 )
 
@@ -39,6 +40,7 @@ __all__ = [
     "Seat",
     "SeatFailure",
     "SeatGone",
+    "SeatLost",
     "SeatRecord",
     "SeatTimeout",
     "final_ranks",

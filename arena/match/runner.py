@@ -58,6 +58,8 @@ class MatchRunner:
         self.match_id = match_id
         self.clock = clock or Clock()
         self.on_move = on_move
+        self.sealed = False
+        """The seed is not told at the end (MatchEnded): the same deal is still to be played at other tables."""
         self.state: State[Any] = game.new_match(seed)
         self.records = [SeatRecord(bank=self.clock.bank) for _ in seats]
         self._request_id = 0
@@ -112,7 +114,12 @@ class MatchRunner:
             # asyncio.timeout arms one timer; wait_for would also wrap the request in a task.
             async with asyncio.timeout(move.time_left) as budget:
                 move.extend = lambda seconds: _extend(budget, seconds)
-                action = await player.request(move)
+                try:
+                    action = await player.request(move)
+                finally:
+                    # The answer's deadline is settled: a pause told later (posting a strike through an
+                    # outage) must not reschedule a timeout that has finished.
+                    move.extend = None
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
             self._answered.observe(move.time_left)  # at least that long: the latency an operator sees
@@ -162,7 +169,7 @@ class MatchRunner:
         termination = Termination.FORFEIT if forfeited else outcome.termination
         ranks = final_ranks(outcome.scores, forfeited, lower_is_better=self.game.lower_is_better)
         names = seat_names(self.seats)
-        end = MatchEnd(self.match_id, outcome.scores, ranks, termination, self.seed, forfeited)
+        end = MatchEnd(self.match_id, outcome.scores, ranks, termination, b"" if self.sealed else self.seed, forfeited)
         await asyncio.gather(*(seat.end(end) for seat in self.seats), return_exceptions=True)
         return MatchResult(
             match_id=self.match_id,

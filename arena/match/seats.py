@@ -86,6 +86,12 @@ class SeatGone(SeatFailure):
     """The player behind the seat left and did not come back within the grace period."""
 
 
+class SeatLost(Exception):
+    """The seat cannot be reached through no fault of its player: the node serving its session died, and the
+    bot did not reconnect to a living one within the grace period. Not a forfeit: the match cannot go on as a
+    fair one, so it is aborted, never rated (a tournament plays it again)."""
+
+
 class Seat(ABC):
     """One player of one match: an in-process bot, a remote session, a seat on another node."""
 

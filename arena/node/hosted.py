@@ -1,10 +1,11 @@
 """The node's hosted bots: a process per launch, started when a match needs the bot, killed when its matches end.
 
 When a match host is about to seat a hosted bot that has no session with room here, the manager
-unpacks the bot's active version into a fresh private directory, mints a token for this one
-launch, and starts the bot's run command in the sandbox with ARENA_SERVER pointing at the node's
-Unix socket. The process is an ordinary SDK bot: it connects, says Hello, and the host seats its
-session like any other. A watch loop then follows every launch: a process that exits forfeits
+reads the bot's active version from Redis, mints a token for this one launch, and starts the
+bot's run command in the sandbox with ARENA_SERVER pointing at the node's Unix socket; the
+sandbox's first process unpacks the package (the node never does) and then becomes the bot.
+The process is an ordinary SDK bot: it connects, says Hello, and the host seats its session
+like any other. A watch loop then follows every launch: a process that exits forfeits
 its seats at once (its session is closed without the grace period), one that never connects or
 never gets a match is stopped, and one whose matches all ended is killed with everything it
 started. The end of its stderr is stored as a run, for its owner.
@@ -17,28 +18,23 @@ import contextlib
 import logging
 import secrets
 import shlex
-import shutil
-import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from arena import metrics
-from arena.hosted.package import PackageError, unpack
 from arena.hosted.sandbox import Sandbox, Sandboxed, SandboxLimits
+from arena.node import submissions
 from arena.node.matches import BUILTIN_PREFIX, MatchError, SeatUnavailable
 from arena.node.sessions import Session, SessionRegistry
-from arena.node.submissions import ValidationConfig
+from arena.node.submissions import Submitted, UploadLimits, UploadSlots, ValidationConfig
 from arena.node.tasks import cancel_and_wait
 from arena.store import Store
-from arena.store.hosted import HostedRun, HostedStore, HostedVersion
+from arena.store.hosted import HostedRun, HostedStore
 from arena.store.store import BotKind, now_ms
+from arena.v1 import arena_service_pb2 as api_pb
 
 log = logging.getLogger(__name__)
-
-PACKAGES_KEPT = 16
-"""Unpacked versions a node keeps for the next launch."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +57,8 @@ class HostedConfig:
     """The most a launch's token lives; it is deleted when the launch stops."""
     validation: ValidationConfig = field(default_factory=ValidationConfig)
     """The validation match of a new version (SubmitBot on this node)."""
+    uploads: UploadLimits = field(default_factory=UploadLimits)
+    """How many SubmitBot calls (upload, check and validation) run at once on this node."""
 
 
 @dataclass
@@ -70,10 +68,7 @@ class Launch:
     id: str
     bot: str
     version: int
-    sha256: str
     sandboxed: Sandboxed
-    workdir: Path | None
-    """Its own copy of the package, removed when it stops (unconfined only: a sandbox copies the package in)."""
     token: str
     exclusive: bool = False
     """Started for one match alone (see Session.exclusive)."""
@@ -109,9 +104,7 @@ class HostedManager:
         self.node = node
         self.launches: dict[str, Launch] = {}
         self._watch: asyncio.Task[None] | None = None
-        self._packages = Path(tempfile.mkdtemp(prefix="arena-packages-"))
-        self._unpacked_folders: dict[str, Path] = {}
-        """Unpacked versions by SHA-256, least recently started first: each launch of a version copies one."""
+        self.uploads = UploadSlots(config.uploads)
 
     @property
     def refusal(self) -> str:
@@ -129,24 +122,22 @@ class HostedManager:
             await cancel_and_wait([self._watch], "hosted bots")
         for launch in list(self.launches.values()):
             await self._finish(launch, "stopped with the server")
-        shutil.rmtree(self._packages, ignore_errors=True)
 
-    async def _unpacked(self, bot: str, version: HostedVersion) -> Path:
-        """The version's files, unpacked once per node (a Node bot's node_modules takes ~0.3 s to write)."""
-        folder = self._unpacked_folders.pop(version.sha256, None)
-        if folder is None or not folder.is_dir():
-            folder = Path(tempfile.mkdtemp(dir=self._packages))
-            try:
-                unpack(await self.hosted.package(bot, version.version), folder)
-            except BaseException:
-                shutil.rmtree(folder, ignore_errors=True)
-                raise
-        self._unpacked_folders[version.sha256] = folder
-        starting = {launch.sha256 for launch in self.launches.values() if launch.session is None}
-        for sha256 in list(self._unpacked_folders)[:-PACKAGES_KEPT]:
-            if sha256 not in starting:  # a starting launch may still be copying it
-                shutil.rmtree(self._unpacked_folders.pop(sha256), ignore_errors=True)
-        return folder
+    async def submit(self, owner: str, messages: AsyncIterator[api_pb.SubmitBotRequest]) -> Submitted:
+        """SubmitBot: take one of the owner's upload slots, read the upload, check it in the sandbox, store and
+        validate it; TooManyUploads at once when the owner (or this node) has no slot free."""
+        async with self.uploads.slot(owner):
+            first, package = await submissions.read_upload(messages)
+            return await submissions.submit(
+                self.store,
+                owner,
+                first.name,
+                first.game,
+                first.run,
+                package,
+                self.config.validation,
+                self.sandbox.check,
+            )
 
     # -- seating ----------------------------------------------------------------------------
 
@@ -210,20 +201,12 @@ class HostedManager:
         launch_id = secrets.token_urlsafe(9)
         if exclusive_version:
             self.sessions.exclusive_launches.add(launch_id)
-        workdir = None
         try:
-            folder = await self._unpacked(bot, version)
-            if not self.sandbox.confined:
-                # Unconfined, the bot runs in the folder itself: a copy of its own, removed when it stops.
-                workdir = Path(tempfile.mkdtemp(prefix="arena-hosted-"))
-                shutil.copytree(folder, workdir, symlinks=True, dirs_exist_ok=True)
-                folder = workdir
             argv = shlex.split(version.run)
+            package = await self.hosted.package(bot, version.version)
             token = await self.hosted.mint_token(bot, launch_id, self.config.token_lifetime)
-            sandboxed = await self.sandbox.start(argv, folder, self.socket_path, token)
-        except (OSError, PackageError, ValueError) as error:
-            if workdir is not None:
-                shutil.rmtree(workdir, ignore_errors=True)
+            sandboxed = await self.sandbox.start(argv, package, self.socket_path, token)
+        except (OSError, ValueError) as error:  # ValueError: StoreError (its package is gone) and shlex's
             self.sessions.exclusive_launches.discard(launch_id)
             metrics.HOSTED_LAUNCHES.labels("failed").inc()
             metrics.SANDBOX_FAILURES.labels("start").inc()
@@ -232,9 +215,7 @@ class HostedManager:
             launch_id,
             bot,
             version.version,
-            version.sha256,
             sandboxed,
-            workdir,
             token,
             exclusive=bool(exclusive_version),
         )
@@ -313,8 +294,6 @@ class HostedManager:
                 self.sessions.expire(launch.session)
         self.launches.pop(launch.id, None)
         self.sessions.exclusive_launches.discard(launch.id)
-        if launch.workdir is not None:
-            shutil.rmtree(launch.workdir, ignore_errors=True)
         stderr = launch.stderr.decode(errors="replace")
         run = HostedRun(
             launch.version, tuple(sorted(launch.matches)), launch.started_ms, now_ms(), ending, stderr, self.node

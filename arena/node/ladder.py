@@ -28,10 +28,9 @@ from arena.node.sessions import Session, SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.node.work import submit_match
 from arena.ratings import ResultRecord
-from arena.store import MatchRecord
 from arena.store.ladder import LadderStore, Ticket
 from arena.store.ratings import RatingStore
-from arena.v1 import messages_pb2 as pb
+from arena.store.work import MatchOrder
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +126,9 @@ class Ladder:
             self.changed.add(session)
             self._wake.set()
 
-    async def match_ended(self, record: MatchRecord, result: ResultRecord) -> None:
-        for name in set(record.seats):
+    async def match_ended(self, order: MatchOrder, result: ResultRecord) -> None:
+        """A work result hook: the match's bots here have a free slot again."""
+        for name in set(order.seats):
             for session in self.sessions.of_bot(name):
                 self.session_changed(session)
 
@@ -250,18 +250,14 @@ class Ladder:
     async def start_table(self, game: str, table: Table, tickets: Sequence[Ticket]) -> str:
         """Start the ladder match of a table: the one place that does; "" when it cannot start now.
 
-        A table whose sessions all live on this node starts here at once; any other goes to the
-        work stream as a rated match order, for a node where its bots are connected.
+        The table goes to the work stream as a rated match order, as every match does: the first node
+        with room for it plays it (usually this one, when its bots are connected here).
         """
         if not await self.store.take(game, table.tickets):
             return ""
         bots = list(table.bots)
         try:
-            if all(ticket.node == self.node for ticket in tickets):
-                live = await self.host.create(pb.GameSpec(game=game, players=len(bots)), bots)
-                match_id = live.record.match_id
-            else:
-                match_id = (await submit_match(self.host.store, game, bots, rated=True)).match_id
+            match_id = (await submit_match(self.host.store, game, bots, rated=True)).match_id
         except MatchError as error:
             log.info("ladder table %s of %s not started: %s", ", ".join(bots), game, error)
             await self.store.put_back(game, tickets)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
 import logging
 import secrets
@@ -12,15 +11,15 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots import BOTS, make_bot
-from arena.games import Game, GameError, kit_of
+from arena.bots import BOTS
+from arena.games import Game, kit_of
 from arena.games.base import Action, State, Termination, seed_commitment
-from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
+from arena.match import Clock, MatchRunner, Seat
+from arena.node.builtin_pool import BuiltinPool, PoolBusy, PooledBotSeat
 from arena.node.relay import RelaySeat, find_sessions
 from arena.node.remote_seat import RemoteSeat
 from arena.node.sessions import Session, SessionRegistry
 from arena.node.tasks import cancel_and_wait
-from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store
 from arena.store.relay import RemoteSession
 from arena.store.store import now_ms
@@ -35,8 +34,6 @@ WATCH_BUFFER = 1024
 """Updates a watcher may fall behind before it is cut off."""
 
 
-EndedHook = Callable[[MatchRecord, ResultRecord], Awaitable[None]]
-"""Called once a finished match is stored, with its summary and result: ratings, the ladder."""
 SeatStarter = Callable[[Sequence[str], str, Mapping[str, int]], Awaitable[dict[str, Session]]]
 """Makes the hosted bots among the seats connected here (seat names, game, versions to start for these
 seats alone); returns the sessions started for those versions."""
@@ -50,14 +47,6 @@ class MatchError(ValueError):
 
 class SeatUnavailable(MatchError):
     """A bot of the match is not connected here, or has no free match slot: it may be, later."""
-
-
-class ThreadedBotSeat(BotSeat):
-    """A built-in bot in the server: it thinks in a worker thread, so the sessions keep flowing."""
-
-    async def request(self, move: MoveRequest) -> Action:
-        assert self.bot is not None, "start() comes before request()"
-        return await asyncio.to_thread(self.bot.act, move)
 
 
 @dataclass
@@ -81,8 +70,6 @@ class LiveMatch:
     task: asyncio.Task[Any] | None = None
     last: tuple[int, Action] | None = None
     """The seat that moved last and its action (the text is made when someone reads it)."""
-    resumable: bool = False
-    """A work-stream match: stopping the server leaves it to be resumed, not aborted."""
 
     @property
     def seed_commitment(self) -> str:
@@ -145,48 +132,20 @@ def parse_seed(text: str) -> bytes:
 
 
 class MatchHost:
-    """Starts matches in this server, keeps the live ones, and stores each result when it ends."""
+    """Seats the matches this node plays (the work host runs them) and keeps the live ones for watchers."""
 
-    def __init__(self, store: Store, sessions: SessionRegistry, default_clock: Clock) -> None:
+    def __init__(
+        self, store: Store, sessions: SessionRegistry, default_clock: Clock, builtin: BuiltinPool | None = None
+    ) -> None:
         self.store = store
         self.sessions = sessions
         self.default_clock = default_clock
+        self.builtin = builtin or BuiltinPool()
+        """Where built-in bots think: worker processes, never this event loop."""
         self.live: dict[str, LiveMatch] = {}
-        self.ended_hooks: list[EndedHook] = []
         self.node = ""
         """This node's name in the work stream (the work host sets it): relayed seats name their host."""
         self.start_seats: SeatStarter | None = None
-
-    async def create(
-        self, spec: pb.GameSpec, seat_names: Sequence[str], seed_hex: str = "", clock: Clock | None = None
-    ) -> LiveMatch:
-        """Start a match now; raises MatchError when it cannot be played as asked."""
-        try:
-            game = convert.game_from_spec(spec, len(seat_names))
-        except GameError as error:
-            raise MatchError(str(error)) from None
-        if len(seat_names) != game.players:
-            raise MatchError(
-                f"{game.name} for {game.players} players needs {game.players} seats, not {len(seat_names)}"
-            )
-        seed = parse_seed(seed_hex)
-        clock = clock or self.default_clock
-        if clock.per_move <= 0:
-            raise MatchError("the clock needs a per-move limit above 0 ms")
-        remote = [name for name in seat_names if not name.startswith(BUILTIN_PREFIX)]
-        if len(set(remote)) != len(remote):
-            raise MatchError("a bot may take only one seat in a match")
-        if self.start_seats is not None:
-            await self.start_seats(seat_names, game.name, {})
-        # A bot connected to another node (another worker of `arena serve --workers N`) sits through
-        # its session there, as in work-stream matches.
-        away = [name for name in remote if not any(s.attached and not s.exclusive for s in self.sessions.of_bot(name))]
-        elsewhere = await find_sessions(self.store.redis, away, self.node, alive=True) if away and self.node else {}
-        match_id = await self.store.next_match_id()
-        live = self.prepare(match_id, game, seat_names, seed, clock, remote=elsewhere)
-        await self.store.match_started(live.record)
-        live.task = asyncio.create_task(self._run(live), name=f"match {match_id}")
-        return live
 
     def prepare(
         self,
@@ -205,14 +164,20 @@ class MatchHost:
         a bot `pinned` names sits through that session and no other.
         """
         encoder = convert.encoder_for(game)
-        seats = [
-            self._pinned(pinned[name], match_id, game, encoder)
-            if pinned and name in pinned
-            else self._relayed(remote[name], index, game, match_id, encoder)
-            if remote and name in remote and not self.sessions.of_bot(name)
-            else self._seat(name, index, game, match_id, seed, encoder)
-            for index, name in enumerate(seat_names)
-        ]
+        seats: list[Seat] = []
+        try:
+            for index, name in enumerate(seat_names):
+                if pinned and name in pinned:
+                    seats.append(self._pinned(pinned[name], match_id, game, encoder))
+                elif remote and name in remote and not self.sessions.of_bot(name):
+                    seats.append(self._relayed(remote[name], index, game, match_id, encoder))
+                else:
+                    seats.append(self._seat(name, index, game, match_id, seed, encoder))
+        except Exception:
+            for seat in seats:  # all seats or none: built-in ones give their place in the pool back
+                if isinstance(seat, PooledBotSeat):
+                    seat.release()
+            raise
         record = MatchRecord(
             match_id, game.name, game.params(), list(seat_names), now_ms(), tournament_id=tournament_id
         )
@@ -235,7 +200,10 @@ class MatchHost:
     def _relayed(self, remote: RemoteSession, index: int, game: Game, match_id: str, encoder: convert.Encoder) -> Seat:
         if not remote.plays(game.name):
             raise MatchError(f"bot {remote.bot!r} does not play {game.name}")
-        seat = RelaySeat(self.store.redis, remote, match_id, index, game, encoder, self.store.blocking, self.node)
+        seat = RelaySeat(
+            self.store.redis, remote, match_id, index, game, encoder, self.store.blocking, self.node,
+            self.sessions.limits.grace,
+        )  # fmt: skip
 
         async def follow(bot: str, match_id: str) -> Seat | RemoteSession | None:
             here = [s for s in self.sessions.of_bot(bot) if s.attached and not s.exclusive and s.plays(game.name)]
@@ -254,75 +222,28 @@ class MatchHost:
             if policy not in BOTS:
                 raise MatchError(f"no built-in bot {name!r}; choose builtin:{', builtin:'.join(BOTS)}")
             bot_seed = int.from_bytes(hashlib.sha256(seed + bytes([index])).digest()[:4], "big")
-            return ThreadedBotSeat(name, lambda g, s: make_bot(policy, g, s, seed=bot_seed))
+            try:
+                return PooledBotSeat(name, self.builtin, self.builtin.claim(policy, game, index, bot_seed))
+            except PoolBusy as busy:
+                raise SeatUnavailable(str(busy)) from None
         sessions = [session for session in self.sessions.of_bot(name) if session.attached and not session.exclusive]
         if not sessions:
             raise SeatUnavailable(f"bot {name!r} is not connected")
         playing = [session for session in sessions if session.plays(game.name)]
         if not playing:
             raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sessions[0].games)})")
-        free = [session for session in playing if session.has_room()]
+        # A session that holds this match already (its host died, and this node resumes it) needs no more room.
+        free = [session for session in playing if session.has_room() or match_id in session.matches]
         if not free:
             raise SeatUnavailable(f"bot {name!r} plays its maximum of {playing[0].max_matches} matches at once")
         session = min(free, key=lambda s: len(s.matches))
         return RemoteSeat(session, match_id, game, encoder)
 
-    async def _run(self, live: LiveMatch) -> None:
-        # The live record stays "running" until the final one is stored, so readers never see a
-        # finished summary without its replay record.
-        record = dataclasses.replace(live.record)
-        replay: dict[str, Any] | None = None
-        forfeited: tuple[int, ...] = ()
-        try:
-            result = await live.runner.run()
-            record.scores, record.ranks = list(result.scores), list(result.ranks)
-            record.termination, forfeited = result.termination, result.forfeited
-            replay = result.record
-        except Exception:
-            log.exception("match %s stopped by a server error", record.match_id)
-            record.termination = Termination.ABORTED
-        record.ended_ms = now_ms()
-        try:
-            await self.store.match_ended(record, replay)
-            await self._ended(record, forfeited)
-        finally:
-            live.record = record
-            for seat in live.runner.seats:
-                if isinstance(seat, RemoteSeat):
-                    seat.session.matches.discard(record.match_id)
-            live.broadcast(Update(live.public_view(), live.last_move, ended=True))
-            self.live.pop(record.match_id, None)
-
-    async def _ended(self, record: MatchRecord, forfeited: tuple[int, ...]) -> None:
-        """Tell the hooks; a failing hook is logged, the match stays stored."""
-        if not self.ended_hooks:
-            return
-        seats = tuple(record.seats)
-        finished_at = record.ended_ms / 1000
-        if record.termination in (None, Termination.ABORTED):
-            # An ended match without a termination is as good as aborted: stored, never rated.
-            aborted = ((0,) * len(seats), (1,) * len(seats), Termination.ABORTED)
-            result = ResultRecord(record.match_id, seats, *aborted, finished_at=finished_at)
-        else:
-            outcome = (tuple(record.scores), tuple(record.ranks), record.termination)
-            result = ResultRecord(record.match_id, seats, *outcome, forfeited, finished_at)
-        for hook in self.ended_hooks:
-            try:
-                await hook(record, result)
-            except Exception:
-                log.exception("after match %s ended", record.match_id)
-
     async def shutdown(self) -> None:
-        """Stop every running match; they are stored as aborted, except work-stream ones (resumed elsewhere)."""
-        tasks = [live.task for live in self.live.values() if live.task is not None]
-        for live in list(self.live.values()):
-            if live.resumable:
-                continue
-            live.record.termination, live.record.ended_ms = Termination.ABORTED, now_ms()
-            with contextlib.suppress(Exception):
-                await self.store.match_ended(live.record, None)
-        await cancel_and_wait(tasks, "match host")
+        """Stop every running match here: the work host hands their orders on, and a node resumes each."""
+        await cancel_and_wait([live.task for live in self.live.values() if live.task is not None], "match host")
         self.live.clear()
+        await self.builtin.close()
 
 
 def summary_to_pb(record: MatchRecord) -> pb.MatchSummary:

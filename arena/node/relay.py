@@ -21,12 +21,22 @@ from typing import Any
 from redis.asyncio import Redis
 
 from arena.games.base import Action, Game
-from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatTimeout
+from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatLost, SeatTimeout
 from arena.node.remote_seat import legal_actions_of
 from arena.node.sessions import SessionRegistry
 from arena.store.embedded import READ_CHUNK
 from arena.store.outage import patiently
-from arena.store.relay import HEARTBEAT_TTL_MS, Answer, Gone, Post, PostKind, Refused, RelayStore, RemoteSession
+from arena.store.relay import (
+    HEARTBEAT_TTL_MS,
+    INBOX_TRIMMED,
+    Answer,
+    Gone,
+    Post,
+    PostKind,
+    Refused,
+    RelayStore,
+    RemoteSession,
+)
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.wire import convert
 
@@ -34,6 +44,11 @@ log = logging.getLogger(__name__)
 
 REFRESH = 2.0
 """Seconds between presence refreshes."""
+FIND_AGAIN = 0.25
+"""Seconds between two looks for a bot whose serving node died."""
+NODE_LOST_GRACE = 30.0
+"""Seconds at least that a bot whose serving node died has to connect to a living node (the node restarting
+under an orchestrator, the bot's backoff) before its match is aborted; its grace period when longer."""
 
 Follow = Callable[[str, str], Awaitable["Seat | RemoteSession | None"]]
 """(bot, match id) -> a seat through the bot's session on this node, its session on another living
@@ -61,8 +76,11 @@ class RelaySeat(Seat):
         encoder: convert.Encoder,
         blocking: Redis | None = None,
         host: str = "",
+        grace: float = 10.0,
     ) -> None:
         self.name = remote.bot
+        self.grace = max(grace, NODE_LOST_GRACE)
+        """Seconds the bot has to reconnect to a living node once the node serving it died."""
         self.host = host
         """The node hosting the match: the serving node frees the seat if this one's heartbeat lapses."""
         self.relay = RelayStore(redis, blocking)
@@ -128,18 +146,27 @@ class RelaySeat(Seat):
             move.pause(seconds)
 
         await self._post(PostKind.REQUEST, response, paused, ask=self._requests)
+        asked = loop.time()
         while True:
             left = deadline - loop.time()
-            if left <= 0:
+            if left <= 0 and await self._serving():
                 raise SeatTimeout(f"no answer within {move.time_left:.3f} s")
+            if left <= 0:
+                # The node serving the bot's session died: not the bot's doing. Its clock stands still from
+                # the moment it was asked until it is found again on a living node, where it is asked anew.
+                paused(loop.time() - asked)
+                await self._find_again(paused)
+                return await self.request(move)
             block = int(min(left, READ_CHUNK) * 1000) + 1
             entries, _ = await patiently(
                 lambda: self.relay.read_replies(self.match_id, self.seat, self._last_reply, block),  # noqa: B023
                 f"match {self.match_id}",
                 on_wait=paused,
             )
-            if not entries and await self._moved():
-                return await self.request(move)  # asked again where the bot is now, within the same clock
+            if not entries and not await self._serving():  # a read that waited in vain: is the bot still there?
+                paused(loop.time() - asked)
+                await self._find_again(paused)
+                return await self.request(move)
             for entry in entries:
                 self._last_reply = entry.entry_id
                 reply = entry.reply
@@ -153,6 +180,33 @@ class RelaySeat(Seat):
                     raise SeatGone(reply.why)
                 else:
                     return reply.action
+
+    async def _serving(self) -> bool:
+        """Whether the node serving the bot's session still beats."""
+        alive, _ = await patiently(lambda: self.relay.alive([self.remote.node]), "a relayed seat")
+        return bool(alive)
+
+    async def _find_again(self, paused: Callable[[float], None]) -> None:
+        """Wait for the bot of a seat whose serving node died to connect to a living node (this one or
+        another), or for that node to beat again (it was stopped, not dead), the clock standing still;
+        SeatLost when neither happens within the grace period."""
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        log.warning("match %s: node %s serving bot %s stopped beating", self.match_id, self.remote.node, self.name)
+        while not await self._moved():
+            if await self._serving():
+                log.info("match %s: node %s beats again; bot %s is asked there anew", self.match_id, self.remote.node,
+                         self.name)  # fmt: skip
+                return  # it was stopped a while, not dead: its session may well still be there
+            waited = loop.time() - since
+            if waited > self.grace:
+                raise SeatLost(
+                    f"seat {self.seat} ({self.name}) was lost with node {self.remote.node}, and the bot did not "
+                    f"connect to another node within {self.grace:.0f} s"
+                )
+            before = loop.time()
+            await asyncio.sleep(FIND_AGAIN)
+            paused(loop.time() - before)
 
     async def _moved(self) -> bool:
         """After a read that got no answer: if the node serving the bot's session died, find the bot again.
@@ -171,7 +225,7 @@ class RelaySeat(Seat):
             self.local = found
             await found.start(self.info)
             return True
-        if found is not None and found.session_id != self.remote.session_id:
+        if found is not None and (found.session_id, found.node) != (self.remote.session_id, self.remote.node):
             log.info("match %s: bot %s is on node %s now; its seat follows it", self.match_id, self.name, found.node)
             self.remote = found
             await self.start(self.info)  # told the match anew, as a resuming host does
@@ -213,14 +267,20 @@ class RelaySeat(Seat):
 class Relay:
     """This node's side: states its sessions in Redis and forwards what other hosts post to them."""
 
-    def __init__(self, redis: Redis, sessions: SessionRegistry, node: str) -> None:
+    def __init__(
+        self, redis: Redis, sessions: SessionRegistry, node: str, playing_here: Callable[[str], bool] = lambda _: False
+    ) -> None:
+        self.playing_here = playing_here
+        """Whether this node plays a match now (its host died and this node resumed it: the seat is its own)."""
         self.relay = RelayStore(redis)
         self.sessions = sessions
         self.node = node
         self._last: dict[str, str] = {}
+        self._untrimmed: dict[str, int] = {}
+        """Entries delivered from each session's inbox since it was last trimmed."""
         self._answers: set[asyncio.Task[None]] = set()
-        self._posts_seen: dict[tuple[str, str], int] = {}
-        """The last post number delivered per (session, match)."""
+        self._posts_seen: dict[tuple[str, str, str], int] = {}
+        """The last post number delivered per (session, match, host)."""
         self.hosted_elsewhere: dict[tuple[str, str], str] = {}
         """(session, match) -> the node hosting it, for the matches this node's sessions play through the relay."""
         self._stopping = False
@@ -263,9 +323,9 @@ class Relay:
         for (session_id, match_id), host in list(self.hosted_elsewhere.items()):
             if host in dead:
                 del self.hosted_elsewhere[(session_id, match_id)]
-                self._posts_seen.pop((session_id, match_id), None)
+                self._posts_seen.pop((session_id, match_id, host), None)
                 session = self.sessions.by_id.get(session_id)
-                if session is not None:
+                if session is not None and not self.playing_here(match_id):
                     session.matches.discard(match_id)
                     session.started.pop(match_id, None)
                 log.warning(
@@ -292,15 +352,27 @@ class Relay:
                     )
                 else:
                     self._deliver(entry.session_id, entry.post)
+            for entry in delivered:
+                self._untrimmed[entry.session_id] = self._untrimmed.get(entry.session_id, 0) + 1
+            due = {sid: self._last[sid] for sid, count in self._untrimmed.items() if count >= INBOX_TRIMMED}
+            if due:
+                try:
+                    await self.relay.delivered(due)
+                except Exception:
+                    log.exception("trimming session inboxes")
+                for session_id in due:
+                    del self._untrimmed[session_id]
             for session_id in set(self._last) - set(self.sessions.by_id):
                 del self._last[session_id]
+                self._untrimmed.pop(session_id, None)
 
     def _deliver(self, session_id: str, post: Post) -> None:
         session = self.sessions.by_id.get(session_id)
-        seen = self._posts_seen.get((session_id, post.match_id), 0)
+        # Numbered per host: a node that resumed the match (a new incarnation) numbers its posts from 1 again.
+        seen = self._posts_seen.get((session_id, post.match_id, post.host), 0)
         if post.number <= seen:
             return  # written twice: the host retried a post whose reply it lost
-        self._posts_seen[(session_id, post.match_id)] = post.number
+        self._posts_seen[(session_id, post.match_id, post.host)] = post.number
         if session is None:
             if post.kind is PostKind.REQUEST:
                 self._spawn(self._answer_gone(post, "the bot's session ended"))
@@ -315,7 +387,7 @@ class Relay:
         elif post.kind is PostKind.ERROR:
             session.send(post.message)
         elif post.kind is PostKind.END:
-            self._posts_seen.pop((session_id, post.match_id), None)
+            self._posts_seen.pop((session_id, post.match_id, post.host), None)
             self.hosted_elsewhere.pop((session_id, post.match_id), None)
             session.matches.discard(post.match_id)
             session.started.pop(post.match_id, None)

@@ -18,7 +18,9 @@ from typing import Any
 
 import grpc
 
+from arena import metrics
 from arena.match.seats import SeatGone
+from arena.node.fds import FdBudget
 from arena.v1 import bot_service_pb2 as bot_pb
 
 
@@ -34,6 +36,12 @@ class Limits:
     max_sessions: int = 2000
     """Sessions a node keeps at once (attached, or waiting out their grace); a Hello for one more ends
     its stream with RESOURCE_EXHAUSTED (`SessionsFull`)."""
+    max_sessions_per_bot: int = 8
+    """Sessions one bot's token may hold on a node at once, so that no bot can fill the node: its
+    processes (each plays many matches on one session) and the ones waiting out their grace."""
+    max_sessions_per_launch: int = 2
+    """Sessions one hosted launch's token may hold: its process needs one, and one more while a lost
+    stream's session waits out its grace."""
 
     def flood_text(self) -> str:
         return (
@@ -47,9 +55,25 @@ class Limits:
             "retry in a few seconds with backoff, or connect to another node"
         )
 
+    def bot_full_text(self, bot: str) -> str:
+        return (
+            f"bot {bot!r} holds its maximum of {self.max_sessions_per_bot} sessions on this node (attached, or "
+            "waiting out their grace): resume one with its session id, end one, or connect to another node"
+        )
+
+    def launch_full_text(self, bot: str) -> str:
+        return (
+            f"this launch of hosted bot {bot!r} holds its maximum of {self.max_sessions_per_launch} sessions: "
+            "a hosted bot plays every match on one session (resume it with its session id)"
+        )
+
 
 class SessionsFull(RuntimeError):
-    """A new session would pass `Limits.max_sessions`; the message says the number and what to do."""
+    """A new session would pass a limit (`kind`: the metrics' label); the message says which and what to do."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class TokenBucket:
@@ -63,13 +87,26 @@ class TokenBucket:
         self._stamp = time.monotonic()
 
     def take(self) -> bool:
-        now = time.monotonic()
-        self._level = min(self.burst, self._level + (now - self._stamp) * self.rate)
-        self._stamp = now
+        self._refill()
         if self._level < 1.0:
             return False
         self._level -= 1.0
         return True
+
+    def wait(self) -> float:
+        """Seconds until `take` would succeed (0: now)."""
+        self._refill()
+        return max(0.0, (1.0 - self._level) / self.rate)
+
+    def full(self) -> bool:
+        """Whether the bucket has refilled to its burst: nothing taken recently."""
+        self._refill()
+        return self._level >= self.burst
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self._level = min(self.burst, self._level + (now - self._stamp) * self.rate)
+        self._stamp = now
 
 
 @dataclass(frozen=True)
@@ -276,6 +313,9 @@ class SessionRegistry:
 
     limits: Limits = field(default_factory=Limits)
     by_id: dict[str, Session] = field(default_factory=dict)
+    fds: FdBudget | None = None
+    """The node's file descriptors: no new session while they run short (None: not watched)."""
+    _by_bot: dict[str, dict[str, Session]] = field(default_factory=dict)
     on_change: Callable[[Session], None] | None = None
     """Told when a session opens, resumes or ends (the ladder restates its queue entries)."""
     exclusive_launches: set[str] = field(default_factory=set)
@@ -284,21 +324,44 @@ class SessionRegistry:
     def open(self, bot: str, hello: bot_pb.Hello, launch: str = "") -> tuple[Session, bool]:
         """The session a Hello asks for: the one it resumes (if it is this bot's and still alive), else a new one.
 
-        Raises SessionsFull when a new one would pass `limits.max_sessions` (a resume always gets through)."""
+        Raises SessionsFull when a new one would pass the node's limit (`limits.max_sessions`), the bot's
+        (`max_sessions_per_bot`, or `max_sessions_per_launch` for a hosted launch's token), or the node's
+        file descriptors run short; a resume always gets through."""
         resumed = self.by_id.get(hello.resume_session_id) if hello.resume_session_id else None
         if resumed is not None and resumed.bot == bot and resumed.launch == launch and not resumed.gone:
             self._changed(resumed)
             return resumed, True
-        if len(self.by_id) >= self.limits.max_sessions:
-            raise SessionsFull(self.limits.full_text())
+        self._check_room(bot, launch)
         session = Session(bot, hello, self.limits, launch, exclusive=bool(launch) and launch in self.exclusive_launches)
         self.by_id[session.id] = session
+        self._by_bot.setdefault(bot, {})[session.id] = session
         self._changed(session)
         return session, False
+
+    def _check_room(self, bot: str, launch: str) -> None:
+        """Raise SessionsFull (and count the refusal) when a new session of `bot` would pass a limit."""
+        held = [s for s in self._by_bot.get(bot, {}).values() if s.launch == launch]
+        refusal = None
+        if len(self.by_id) >= self.limits.max_sessions:
+            refusal = SessionsFull(self.limits.full_text(), "sessions_node")
+        elif launch and len(held) >= self.limits.max_sessions_per_launch:
+            refusal = SessionsFull(self.limits.launch_full_text(bot), "sessions_launch")
+        elif not launch and len(held) >= self.limits.max_sessions_per_bot:
+            refusal = SessionsFull(self.limits.bot_full_text(bot), "sessions_bot")
+        elif self.fds is not None and self.fds.short():
+            refusal = SessionsFull(self.fds.short_text(), "fds")
+        if refusal is not None:
+            metrics.REFUSALS.labels(refusal.kind).inc()
+            raise refusal
 
     def expire(self, session: Session) -> None:
         session.close()
         self.by_id.pop(session.id, None)
+        of_bot = self._by_bot.get(session.bot)
+        if of_bot is not None:
+            of_bot.pop(session.id, None)
+            if not of_bot:
+                del self._by_bot[session.bot]
         self._changed(session)
 
     def _changed(self, session: Session) -> None:
@@ -306,7 +369,7 @@ class SessionRegistry:
             self.on_change(session)
 
     def of_bot(self, bot: str) -> list[Session]:
-        return [session for session in self.by_id.values() if session.bot == bot and not session.gone]
+        return [session for session in self._by_bot.get(bot, {}).values() if not session.gone]
 
     def connected(self) -> set[str]:
         return {session.bot for session in self.by_id.values() if session.attached}

@@ -1,23 +1,34 @@
 """Submitting a hosted bot's version, and the validation match every version plays first.
 
-The version is checked (owner, command, game, package), stored with its package in one
-transaction, and queued for one unrated match against built-in bots on the work stream, so
-any node that runs hosted bots plays it exactly as it will play later. A version that forfeits
+The version is checked (owner, command, game, and the package by the package reader in a
+sandbox: the node never parses an upload itself), stored with its package in one transaction,
+and queued for one unrated match against built-in bots on the work stream, so any node that
+runs hosted bots plays it exactly as it will play later. A version that forfeits
 (crashed, disconnected, never answered) or whose match is aborted (never connected) is marked
 failed; one that plays its match through is ok, and the bot's ratings are widened so that they
 find the new version's strength quickly.
+
+Uploads are held in memory (at most 20 MB each) until stored, and each SubmitBot call waits for
+its validation match: so an owner gets a few calls at once on a node, and the node a few more in
+all (`UploadLimits`); beyond them a call is refused at once (RESOURCE_EXHAUSTED), never queued.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import shlex
-from collections.abc import AsyncIterator
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from arena import metrics
 from arena.games import game_names, make_game
 from arena.games.base import Termination
-from arena.hosted.package import MAX_BYTES, PackageError, inspect, megabytes
+from arena.hosted.package import PackageError, megabytes
+from arena.hosted.sandbox import check_unconfined
+from arena.hosted.unpacker import MAX_BYTES, Summary
 from arena.match import Clock
 from arena.node.work import submit_match
 from arena.store import NotFound, Principal, Store, StoreError
@@ -44,15 +55,73 @@ class ValidationConfig:
 
 
 @dataclass(frozen=True)
+class UploadLimits:
+    per_owner: int = 2
+    """SubmitBot calls of one owner at once on a node (each holds its upload and waits for its validation)."""
+    per_node: int = 4
+    """SubmitBot calls of all owners at once on a node: at most this many uploads (20 MB each) in its memory."""
+
+
+class TooManyUploads(StoreError):
+    """An owner (or the node) already has as many SubmitBot calls running as it may."""
+
+
+class UploadSlots:
+    """The SubmitBot calls running on this node, per owner: each takes a slot or is refused at once."""
+
+    def __init__(self, limits: UploadLimits) -> None:
+        self.limits = limits
+        self.running: Counter[str] = Counter()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, owner: str) -> AsyncIterator[None]:
+        if self.running[owner] >= self.limits.per_owner:
+            metrics.UPLOADS_REFUSED.labels("owner").inc()
+            raise TooManyUploads(
+                f"owner {owner!r} already has {self.running[owner]} submissions running on this node (the most at "
+                "once); wait for one to end"
+            )
+        if self.running.total() >= self.limits.per_node:
+            metrics.UPLOADS_REFUSED.labels("node").inc()
+            raise TooManyUploads(
+                f"this node already runs {self.running.total()} submissions (the most at once); try again shortly"
+            )
+        self.running[owner] += 1
+        metrics.UPLOADS_RUNNING.inc()
+        try:
+            yield
+        finally:
+            metrics.UPLOADS_RUNNING.dec()
+            self.running[owner] -= 1
+            if not self.running[owner]:
+                del self.running[owner]
+
+
+@dataclass(frozen=True)
 class Submitted:
     version: HostedVersion
     stderr_tail: str
 
 
+Checker = Callable[[bytes], Awaitable[Summary]]
+"""Reads a package outside the node's process (`Sandbox.check`): what it holds, or PackageError with the reason."""
+
+
 async def submit(
-    store: Store, owner: str, bot: str, game: str, run: str, package: bytes, config: ValidationConfig
+    store: Store,
+    owner: str,
+    bot: str,
+    game: str,
+    run: str,
+    package: bytes,
+    config: ValidationConfig,
+    check: Checker = check_unconfined,
 ) -> Submitted:
-    """Store a new version of `owner`'s bot `bot`, validate it, and return it with its validation's stderr."""
+    """Store a new version of `owner`'s bot `bot`, validate it, and return it with its validation's stderr.
+
+    `check` reads the package outside this process: a node passes its sandbox's (`Sandbox.check`); the
+    default, a plain child process, serves callers that submit a package they made themselves (the demo).
+    """
     if not run.strip():
         raise StoreError("give the command that starts the bot, e.g. --run 'python bot.py'")
     try:
@@ -66,9 +135,13 @@ async def submit(
         raise NotFound(f"no bot named {bot!r}; register it first (arena bot register)")
     if record.owner != owner:
         raise NotYourBot(f"bot {bot!r} belongs to another owner")
-    checked = inspect(package)
+    if not package:
+        raise PackageError(
+            "the package is not a readable .tar.gz: it is empty (send the packed folder in the chunks after the first message)"
+        )
+    await check(package)
     hosted = HostedStore(store.redis)
-    version = await hosted.add_version(bot, checked.sha256, package, run)
+    version = await hosted.add_version(bot, hashlib.sha256(package).hexdigest(), package, run)
     return await validate(store, hosted, bot, version, game, config)
 
 
@@ -119,15 +192,17 @@ async def _run_of(hosted: HostedStore, version: HostedVersion, bot: str, config:
 async def read_upload(messages: AsyncIterator[api_pb.SubmitBotRequest]) -> tuple[api_pb.SubmitBotRequest, bytes]:
     """The first message of a SubmitBot stream (name, game, run) and the package its chunks make up."""
     first: api_pb.SubmitBotRequest | None = None
-    data = bytearray()
+    chunks: list[bytes] = []
+    size = 0
     async for message in messages:
         first = first or message
-        data += message.chunk
-        if len(data) > MAX_BYTES:
+        chunks.append(message.chunk)
+        size += len(message.chunk)
+        if size > MAX_BYTES:
             raise PackageError(f"the package is larger than {megabytes(MAX_BYTES)}, the limit")
     if first is None:
         raise StoreError("SubmitBot got no message: send the name, game and run command first")
-    return first, bytes(data)
+    return first, b"".join(chunks)
 
 
 async def bot_logs(

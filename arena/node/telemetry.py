@@ -23,7 +23,6 @@ from arena.node.sessions import SessionRegistry
 from arena.ratings.results import ResultRecord
 from arena.store import keys
 from arena.store.outage import UNREACHABLE
-from arena.store.store import MatchRecord
 from arena.store.work import MatchOrder
 
 log = logging.getLogger(__name__)
@@ -87,13 +86,8 @@ def count_ended(game: str, result: ResultRecord) -> None:
         metrics.FORFEITS.labels(game).inc(len(result.forfeited))
 
 
-async def match_ended(record: MatchRecord, result: ResultRecord) -> None:
-    """An ended hook of the match host (matches made by CreateMatch)."""
-    count_ended(record.game, result)
-
-
-async def work_match_ended(order: MatchOrder, result: ResultRecord) -> None:
-    """A result hook of the work host (ladder, tournament and submitted matches). A node that dies
+async def match_ended(order: MatchOrder, result: ResultRecord) -> None:
+    """A result hook of the work host, which every match ends through. A node that dies
     between storing a result and acknowledging its order leaves the hooks to run again elsewhere:
     such a match may be counted twice."""
     count_ended(order.game, result)

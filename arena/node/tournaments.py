@@ -7,30 +7,38 @@ round before it (the store lets only one do so), once every match of the planned
 or aborted for good. A match aborted by a fault is queued again with the same seed and seats
 under a new id (`NAME-n-try2`) until `MAX_MATCH_ATTEMPTS` attempts were aborted; every aborted
 attempt keeps its reason.
+
+Matches go on the stream a window at a time per account (`FEED_WINDOW`, see arena/store/tournaments.py):
+every stored result feeds the next. An owner may have `PENDING_LIMIT` tournament matches pending at
+once and may enter another owner's bot only with that owner's consent (`invitation_refusal`); only
+the admin chooses a seed. The seed stays secret (`seed_shown`) until the tournament has ended.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.bots import BOTS
 from arena.games.base import Termination
-from arena.match.local import match_seed
+from arena.match.local import Pairing, match_seed
 from arena.node.matches import BUILTIN_PREFIX
 from arena.ratings import Rating, ResultRecord
-from arena.store import Store
+from arena.store import BotRecord, Principal, Store
 from arena.store.ratings import RatingStore
 from arena.store.store import now_ms
 from arena.store.tournaments import (
+    ADMIN_ACCOUNT,
     CANCELLED_BEFORE,
     CHANGED,
     RECORD_TRIES,
     CancelOutcome,
     TournamentState,
     TournamentStore,
+    owner_account,
 )
 from arena.store.work import MatchOrder, WorkQueue
 from arena.tournaments import (
@@ -49,28 +57,102 @@ from arena.tournaments import (
 
 log = logging.getLogger(__name__)
 
+PENDING_LIMIT = 2_000
+"""Tournament matches an owner may have pending (not yet played, queued or not) at once; the admin has
+no limit beyond a tournament's own (`MAX_MATCHES`). A tournament that would go over it is refused."""
+FEED_WINDOW = 64
+"""Matches of one account's tournaments on the work stream at once (a node's default match slots): the
+orders of every other account are read within this many of them."""
+PLANS_KEPT = 16
+"""Rounds whose plans a node keeps: feeding takes a few matches of the same round result after result."""
+
+
+class NotInvited(TournamentError):
+    """Another owner's bot entered without its owner's consent."""
+
+
+def invitation_refusal(inviter: Principal, bot: BotRecord) -> str:
+    """Why `inviter` may not enter `bot` into a tournament (rated or not) or a challenge; "" if it may.
+
+    Its owner and the admin may always; another owner only when the bot accepts invitations (its
+    owner opted in: `arena bot set NAME --accept-invitations`).
+    """
+    if inviter.kind == "admin" or (inviter.kind == "owner" and inviter.name == bot.owner):
+        return ""
+    if bot.accepts_invitations:
+        return ""
+    return (
+        f"bot {bot.name!r} belongs to {bot.owner}, who has not let other owners enter it (its owner "
+        f"can: arena bot set {bot.name} --accept-invitations)"
+    )
+
+
+def seed_refusal(inviter: Principal, seed: str) -> str:
+    """Why `inviter` may not choose tournament seed `seed`; "" if it may (the admin, or no seed given)."""
+    if not seed or inviter.kind == "admin":
+        return ""
+    return "only the admin may choose a tournament's seed (whoever knows it knows every hand): leave --seed out"
+
+
+def seed_shown(state: TournamentState, admin: bool) -> bool:
+    """Whether a tournament's seed may be shown: to the admin always, to everyone once it has ended (every
+    match played, or cancelled and its running matches ended), so that anyone can re-deal and check."""
+    return admin or bool(state.finished_ms)
+
+
+def _order(spec: TournamentSpec, pairing: Pairing, params: dict[str, object], created: int) -> MatchOrder:
+    return MatchOrder(
+        match_id=spec.match_id(pairing.number),
+        game=spec.game,
+        params=params,
+        seats=pairing.seats,
+        seed=match_seed(spec.seed, pairing.deal).hex(),
+        tournament=spec.name,
+        rated=spec.rated,
+        created_ms=created,
+    )
+
 
 def round_orders(spec: TournamentSpec, round_number: int, results: Sequence[ResultRecord] = ()) -> list[MatchOrder]:
     """The work orders of one round: ids `spec.match_id(n)`, seeds from the tournament seed and the deal."""
     params = {**spec.params, "players": spec.table_size}
     created = now_ms()
-    return [
-        MatchOrder(
-            match_id=spec.match_id(pairing.number),
-            game=spec.game,
-            params=params,
-            seats=pairing.seats,
-            seed=match_seed(spec.seed, pairing.deal).hex(),
-            tournament=spec.name,
-            rated=spec.rated,
-            created_ms=created,
-        )
-        for pairing in plan_round(spec, round_number, results)
-    ]
+    return [_order(spec, pairing, params, created) for pairing in plan_round(spec, round_number, results)]
 
 
-async def check_entrants(store: Store, spec: TournamentSpec) -> None:
-    """Every entrant is a registered bot that plays the game, or a built-in bot; TournamentError if not."""
+class OrderSource:
+    """The work orders of any matches of a tournament's planned rounds (`arena.store.tournaments.OrderMaker`),
+    each round planned once and kept for the next few feeds."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._plans: OrderedDict[tuple[str, int, int], list[Pairing]] = OrderedDict()
+
+    async def __call__(self, state: TournamentState, start: int, stop: int) -> list[MatchOrder]:
+        spec = state.spec
+        params = {**spec.params, "players": spec.table_size}
+        created = now_ms()
+        orders: list[MatchOrder] = []
+        results: list[ResultRecord] | None = None
+        for round_number in range(spec.round_of(start), spec.round_of(stop - 1) + 1):
+            key = (spec.name, state.created_ms, round_number)
+            plan = self._plans.get(key)
+            if plan is None:
+                if spec.format == TournamentFormat.SWISS and round_number and results is None:
+                    # A Swiss round comes from the rounds before it, settled when it was planned.
+                    results = await TournamentStore(self.store.redis).results(spec.name)
+                plan = self._plans[key] = plan_round(spec, round_number, results or ())
+                if len(self._plans) > PLANS_KEPT:
+                    self._plans.popitem(last=False)
+            self._plans.move_to_end(key)
+            first = round_number * spec.matches_per_round
+            orders += [_order(spec, pairing, params, created) for pairing in plan[max(0, start - first) : stop - first]]
+        return orders
+
+
+async def check_entrants(store: Store, spec: TournamentSpec, inviter: Principal) -> None:
+    """Every entrant is a registered bot that plays the game and that `inviter` may enter, or a built-in
+    bot; TournamentError (NotInvited) if not."""
     for name in spec.entrants:
         if name.startswith(BUILTIN_PREFIX):
             if name.removeprefix(BUILTIN_PREFIX) not in BOTS:
@@ -81,14 +163,30 @@ async def check_entrants(store: Store, spec: TournamentSpec) -> None:
             raise TournamentError(f"no bot named {name!r} is registered")
         if bot.games and spec.game not in bot.games:
             raise TournamentError(f"bot {name!r} does not play {spec.game} (it plays {', '.join(bot.games)})")
+        refusal = invitation_refusal(inviter, bot)
+        if refusal:
+            raise NotInvited(refusal)
 
 
-async def create_tournament(store: Store, spec: TournamentSpec, created_by: str) -> None:
-    """Store the tournament and queue its matches (every round, or a Swiss tournament's first)."""
-    await check_entrants(store, spec)
+async def create_tournament(store: Store, spec: TournamentSpec, created_by: str, *, admin: bool = False) -> None:
+    """Store the tournament made by owner `created_by` (or the admin) and feed its first matches to the stream.
+
+    TournamentError when it cannot be played as asked or an entrant may not be entered (NotInvited);
+    PendingLimit when an owner would have more than `PENDING_LIMIT` tournament matches pending.
+    """
+    inviter = Principal("admin", created_by) if admin else Principal("owner", created_by)
+    await check_entrants(store, spec, inviter)
     rounds = 1 if spec.format == TournamentFormat.SWISS else spec.rounds
-    orders = [order for number in range(rounds) for order in round_orders(spec, number)]
-    await TournamentStore(store.redis).create(spec, created_by, orders, rounds)
+    account = ADMIN_ACCOUNT if admin else owner_account(created_by)
+    await TournamentStore(store.redis).create(
+        spec,
+        created_by,
+        account,
+        rounds,
+        OrderSource(store),
+        window=FEED_WINDOW,
+        limit=None if admin else PENDING_LIMIT,
+    )
 
 
 class TournamentProgress:
@@ -101,13 +199,14 @@ class TournamentProgress:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.tournaments = TournamentStore(store.redis)
+        self.orders = OrderSource(store)
 
     async def __call__(self, order: MatchOrder, result: ResultRecord) -> None:
         if not order.tournament:
             return
         state = await self.tournaments.get(order.tournament)
-        if state is None:
-            return
+        if state is None or state.finished_ms:
+            return  # ended: nothing to re-run, plan or feed (a cancel's skipped orders end here, cheaply)
         spec = state.spec
         attempt = spec.attempt_of(order.match_id)
         if attempt is None:
@@ -117,12 +216,18 @@ class TournamentProgress:
         progress, results = await self.tournaments.progress(state)
         if not progress.unsettled:
             await self.tournaments.mark_finished(spec.name)
-            return
-        planned = state.rounds_planned
+        else:
+            await self._plan(state, progress, results)
+        await self.tournaments.feed(state.account, FEED_WINDOW, self.orders)
+
+    async def _plan(self, state: TournamentState, progress: Progress, results: Sequence[ResultRecord]) -> None:
+        """Plan the next Swiss round once every match of the rounds before it is done or aborted for good."""
+        spec, planned = state.spec, state.rounds_planned
         if spec.format != TournamentFormat.SWISS or planned >= spec.rounds or state.cancelled_ms or progress.current:
-            return  # a Swiss round is planned once every match of the rounds before it is done or aborted for good
-        if await self.tournaments.plan(spec.name, planned, round_orders(spec, planned, results)):
-            log.info("tournament %s: round %d queued", spec.name, planned + 1)
+            return
+        orders = [] if state.account else round_orders(spec, planned, results)
+        if await self.tournaments.plan(state, planned, orders):
+            log.info("tournament %s: round %d planned", spec.name, planned + 1)
 
     async def _aborted(self, state: TournamentState, order: MatchOrder, number: int, attempt: int) -> None:
         spec = state.spec

@@ -11,28 +11,37 @@ plays on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
+import secrets
 import socket
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games import GameError, make_game
+from arena import logs
+from arena.bots import BOTS
+from arena.games import Game, GameError, make_game
 from arena.games.base import Action, State, Termination
-from arena.match import Clock
+from arena.match import Clock, SeatLost
+from arena.node.builtin_pool import PooledBotSeat
 from arena.node.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost, SeatUnavailable, Update
 from arena.node.relay import Relay, find_sessions
 from arena.node.remote_seat import RemoteSeat
+from arena.node.sessions import SessionRegistry
 from arena.node.tasks import cancel_and_wait
 from arena.ratings import ResultRecord
-from arena.store import MatchRecord, Store
+from arena.store import MatchRecord, Store, keys
 from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
-from arena.store.store import now_ms
+from arena.store.relay import RemoteSession
+from arena.store.sentinel import replicated
+from arena.store.store import BotKind, now_ms
 from arena.store.tournaments import TournamentStore
-from arena.store.work import Delivery, MatchOrder, WorkQueue, new_seed
+from arena.store.work import Delivery, EventBatch, LostOrder, MatchOrder, WorkQueue, new_seed
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +56,7 @@ class WorkConfig:
 
     slots: int = 64
     """Work matches this node runs at once."""
-    claim_idle: float = 5.0
+    claim_idle: float = 10.0
     """Seconds an order may go unrefreshed before another node takes it over."""
     seat_wait: float = 30.0
     """Seconds to wait for a match's bots to connect (to any node) before giving the order back."""
@@ -56,7 +65,9 @@ class WorkConfig:
     flush_interval: float = 0.1
     """Seconds between writes of buffered events."""
     node: str = ""
-    """This node's consumer name in the group; by default the host name and process id."""
+    """This node's name (`--node-name`); by default the host name and process id."""
+    incarnation: str = ""
+    """This process start's random id beside the name (`new_incarnation`); made by the work host if empty."""
 
 
 async def submit_match(
@@ -95,31 +106,105 @@ async def submit_match(
     return order
 
 
+CONSUMERS_TIDIED = 60.0
+"""Seconds between two looks for consumers of the work stream that dead incarnations left."""
+CONSUMER_FORGOTTEN = 600.0
+"""A consumer that holds no order and did nothing for this long is forgotten (a living node reads twice a second)."""
+MAX_BOUNCES = 3
+"""How often an order is handed back for the node where its bots are, before any node plays it where it is."""
+SEAT_LOOK_MIN = 0.05
+SEAT_LOOK_MAX = 1.0
+"""Seconds between two looks for a match's bots, doubling from the first to the last while it waits."""
+START_WAIT = 10.0
+"""Seconds `create_match` waits for a node to start the match before it returns its id anyway."""
+
+
+async def create_match(
+    store: Store,
+    sessions: SessionRegistry,
+    node: str,
+    game: Game,
+    seat_names: Sequence[str],
+    seed: bytes = b"",
+    clock: Clock | None = None,
+    start_wait: float = START_WAIT,
+) -> MatchOrder:
+    """A rated match between these bots, now (CreateMatch): an order on the work stream like every other.
+
+    Refused at once (MatchError) when a bot can never take its seat: an unknown built-in bot, a bot
+    in two seats, one that is connected nowhere or does not play the game. Otherwise the first
+    node with room starts it, usually this one, where the bots are; this waits until it is listed
+    (GetMatch and WatchMatch find it) or `start_wait` passes (a bot busy with its other matches).
+    """
+    remote = [name for name in seat_names if not name.startswith(BUILTIN_PREFIX)]
+    if len(set(remote)) != len(remote):
+        raise MatchError("a bot may take only one seat in a match")
+    for name in seat_names:
+        if name.startswith(BUILTIN_PREFIX) and name.removeprefix(BUILTIN_PREFIX) not in BOTS:
+            raise MatchError(f"no built-in bot {name!r}; choose builtin:{', builtin:'.join(BOTS)}")
+    here = {name: [s for s in sessions.of_bot(name) if s.attached and not s.exclusive] for name in remote}
+    away = [name for name in remote if not here[name]]
+    elsewhere = await find_sessions(store.redis, away, node, alive=True) if away else {}
+    for name in remote:
+        games = [set(s.games) for s in here[name]] or ([set(elsewhere[name].games)] if name in elsewhere else [])
+        if not games:
+            record = await store.get_bot(name)
+            if record is not None and record.kind == BotKind.HOSTED:
+                continue  # the node that takes the order starts it in the sandbox
+            raise SeatUnavailable(f"bot {name!r} is not connected")
+        if not any(not played or game.name in played for played in games):
+            raise MatchError(f"bot {name!r} does not play {game.name} (its Hello names {', '.join(sorted(games[0]))})")
+        if here[name] and name not in elsewhere and not any(s.has_room() for s in here[name]):
+            most = max(s.max_matches for s in here[name])
+            raise SeatUnavailable(f"bot {name!r} plays its maximum of {most} matches at once; try again when one ends")
+    order = await submit_match(store, game.name, seat_names, game.params(), seed=seed.hex(), clock=clock, rated=True)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + start_wait
+    while loop.time() < deadline and not await store.redis.hexists(keys.match(order.match_id), "summary"):
+        await asyncio.sleep(0.02)
+    return order
+
+
+def new_incarnation() -> str:
+    """A random id for one start of a node's process: a node restarted under its name is a new incarnation."""
+    return secrets.token_hex(3)
+
+
+def incarnation_id(node: str, incarnation: str) -> str:
+    """How the work stream, presence and relay name one incarnation of a node: `NAME#INCARNATION`."""
+    return f"{node}#{incarnation}"
+
+
 def node_name() -> str:
     """The default consumer name: unique per process, and telling which host and process it is."""
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
 class EventWriter:
-    """Buffers applied actions and writes them to the event streams in one pipeline per interval.
+    """Buffers applied actions and writes them to the event streams in one round trip per interval.
 
     A write that fails (Redis away) keeps its actions, in order, for the next one: no move is ever
-    dropped from a stream that a resuming node replays.
+    dropped from a stream that a resuming node replays. A match whose order this node no longer
+    holds gets nothing written, and `on_lost` is told (the work host stops it).
     """
 
-    def __init__(self, queue: WorkQueue, interval: float) -> None:
+    def __init__(self, queue: WorkQueue, interval: float, on_lost: Callable[[str], None] | None = None) -> None:
         self.queue = queue
         self.interval = interval
+        self.on_lost = on_lost
         self.buffer: dict[str, list[int]] = {}
         self.written: dict[str, int] = {}
         """Actions of each match known to be in its stream."""
+        self.deliveries: dict[str, Delivery] = {}
+        """The delivery under which each match's events are written (its fencing token)."""
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._stopping = False
 
-    def begin(self, match_id: str, stored: int) -> None:
+    def begin(self, delivery: Delivery, stored: int) -> None:
         """A match starts here with `stored` actions in its stream already (a resumed one)."""
-        self.written[match_id] = stored
+        self.written[delivery.order.match_id] = stored
+        self.deliveries[delivery.order.match_id] = delivery
 
     def add(self, match_id: str, action: Action) -> None:
         self.buffer.setdefault(match_id, []).append(action)
@@ -129,21 +214,36 @@ class EventWriter:
         """The match is stored (or left to a resuming node, which replays what its stream holds)."""
         self.written.pop(match_id, None)
         self.buffer.pop(match_id, None)
+        self.deliveries.pop(match_id, None)
 
     async def flush(self) -> None:
         async with self._lock:  # one write at a time: each batch's offsets follow the one before
-            if not self.buffer:
+            pending = {match_id: actions for match_id, actions in self.buffer.items() if match_id in self.deliveries}
+            if not pending:
                 return
-            batch, self.buffer = self.buffer, {}
-            at = {match_id: self.written.get(match_id, 0) for match_id in batch}
+            self.buffer = {}
+            batches = {
+                match_id: EventBatch(
+                    self.deliveries[match_id].entry_id,
+                    self.deliveries[match_id].token,
+                    self.written.get(match_id, 0),
+                    actions,
+                )
+                for match_id, actions in pending.items()
+            }
             try:
-                await self.queue.append_events(batch, at)
+                lost = await self.queue.append_events(batches)
             except BaseException:
-                for match_id, actions in batch.items():
+                for match_id, actions in pending.items():
                     self.buffer[match_id] = actions + self.buffer.get(match_id, [])
                 raise
-            for match_id, actions in batch.items():
-                self.written[match_id] = at[match_id] + len(actions)
+            for match_id, batch in batches.items():
+                if match_id in lost:
+                    self.end(match_id)
+                    if self.on_lost is not None:
+                        self.on_lost(match_id)
+                else:
+                    self.written[match_id] = batch.at + len(batch.actions)
 
     def stop(self) -> None:
         """End `run` after its current write (a flag: see WorkHost.stop)."""
@@ -168,9 +268,12 @@ class WorkHost:
         self.store = store
         self.host = host
         self.config = config or WorkConfig()
-        self.queue = WorkQueue(store.redis, self.config.node or node_name())
-        self.events = EventWriter(self.queue, self.config.flush_interval)
-        self.relay = Relay(store.redis, host.sessions, self.queue.consumer)
+        self.incarnation = self.config.incarnation or new_incarnation()
+        # The consumer names the incarnation, not only the node: a node restarted under its name neither
+        # holds nor honours what its predecessor left (its pending orders are claimed as a dead node's).
+        self.queue = WorkQueue(store.redis, incarnation_id(self.config.node or node_name(), self.incarnation))
+        self.events = EventWriter(self.queue, self.config.flush_interval, self._lost)
+        self.relay = Relay(store.redis, host.sessions, self.queue.consumer, lambda match_id: match_id in host.live)
         host.node = self.queue.consumer
         self.result_hooks: list[ResultHook] = []
         self.ratings = RatingStore(store.redis)
@@ -180,6 +283,7 @@ class WorkHost:
         self._tasks: list[asyncio.Task[None]] = []
         self._room = asyncio.Event()
         self._stopping = False
+        self._seats_changed = asyncio.Event()
         self._seat_waits: set[str] = set()
         """Matches here waiting for their bots to connect."""
         self.claim_reserve = min(self.config.slots - 1, max(1, self.config.slots // 8))
@@ -248,9 +352,15 @@ class WorkHost:
         idle_ms = int(self.config.claim_idle * 1000)
         loop = asyncio.get_running_loop()
         in_touch_since: float | None = loop.time()
+        tidied = loop.time()
         while not self._stopping:
             await asyncio.sleep(self.config.claim_idle / 3)
             try:
+                if loop.time() - tidied > CONSUMERS_TIDIED:
+                    tidied = loop.time()
+                    forgotten = await self.queue.forget_idle_consumers(int(CONSUMER_FORGOTTEN * 1000))
+                    if forgotten:
+                        log.info("forgot %d idle consumers of the work stream", len(forgotten))
                 lost = await self.queue.keep(list(self.running))
                 for entry_id, (delivery, task) in list(self.running.items()):
                     if entry_id in lost:
@@ -281,14 +391,28 @@ class WorkHost:
         self.running[delivery.entry_id] = (delivery, task)
         task.add_done_callback(lambda _: self._done(delivery.entry_id))
 
+    def _lost(self, match_id: str) -> None:
+        """This node no longer holds the order of `match_id` (its events were refused): stop the match here."""
+        for delivery, task in self.running.values():
+            if delivery.order.match_id == match_id:
+                log.warning("match %s was taken over by another node; stopping here", match_id)
+                task.cancel()
+
     def _done(self, entry_id: str) -> None:
         self.running.pop(entry_id, None)
         self._room.set()
+        self.seats_changed()
+
+    def seats_changed(self, *_: object) -> None:
+        """A seat may have come free here (a match ended, a session opened): waiting matches look again now."""
+        self._seats_changed.set()
+        self._seats_changed = asyncio.Event()
 
     # -- one match --------------------------------------------------------------------------
 
     async def _handle(self, delivery: Delivery) -> None:
         order = delivery.order
+        logs.MATCH.set(order.match_id)  # this task's log lines name the match
         try:
             stored, _ = await patiently(lambda: self.queue.result(order.match_id), f"match {order.match_id}")
             if stored is not None:
@@ -298,6 +422,8 @@ class WorkHost:
             await self._play(delivery)
         except asyncio.CancelledError:
             raise
+        except LostOrder as lost:
+            log.warning("%s: another node plays it to its end; stopping here", lost)
         except UNREACHABLE as error:
             # Nothing can be stored now: the order stays pending, and a node resumes it once Redis is back.
             log.error(
@@ -337,6 +463,8 @@ class WorkHost:
             return
         record = live.record
         writer = self.events
+        sealed, _ = await patiently(lambda: self.tournaments.sealed(order.tournament), f"match {order.match_id}")
+        live.runner.sealed = sealed
 
         async def on_move(seat: int, action: Action, state: State[Any]) -> None:
             writer.add(order.match_id, action)
@@ -345,17 +473,24 @@ class WorkHost:
         live.runner.on_move = on_move
         final = dataclasses.replace(record)
         replay: dict[str, Any] | None = None
-        writer.begin(order.match_id, len(events.actions))
+        writer.begin(delivery, len(events.actions))
         try:
-            await patiently(lambda: self.queue.started(record, seed.hex(), fresh), f"match {order.match_id}")
+            await patiently(lambda: self.queue.started(delivery, record, seed.hex(), fresh), f"match {order.match_id}")
             result = await live.runner.run(replayed=events.actions)
             final.scores, final.ranks, final.termination = list(result.scores), list(result.ranks), result.termination
             replay = result.record
             outcome = ResultRecord.from_match(result, now_ms() / 1000)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, LostOrder):
+            writer.end(order.match_id)
             self._release(live)
             self.host.live.pop(order.match_id, None)
             raise
+        except SeatLost as lost:
+            # No bot's fault: aborted and never rated (a tournament plays it again).
+            log.warning("match %s aborted: %s", order.match_id, lost)
+            final.termination = Termination.ABORTED
+            outcome = self._aborted(order)
+            await self._note_abort(order, str(lost))
         except Exception as error:
             log.exception("match %s stopped by a server error", order.match_id)
             final.termination = Termination.ABORTED
@@ -385,6 +520,7 @@ class WorkHost:
         order = delivery.order
         deadline = asyncio.get_running_loop().time() + self.config.seat_wait
         versions = {order.seats[0]: order.validating} if order.validating else {}
+        pause = SEAT_LOOK_MIN
         while True:
             away = [
                 name
@@ -397,6 +533,10 @@ class WorkHost:
                     lambda: find_sessions(self.store.redis, away, self.consumer),  # noqa: B023
                     f"match {order.match_id}",
                 )
+                if self._better_elsewhere(order, remote):
+                    # Its bots are connected elsewhere: back on the stream, for the node where they are.
+                    await patiently(lambda: self.queue.give_back(delivery, attempt=False, bounced=True), "an order")
+                    return None
             try:
                 pinned = {}
                 if self.host.start_seats is not None:
@@ -414,7 +554,11 @@ class WorkHost:
                     return None
                 if asyncio.get_running_loop().time() < deadline:
                     self._seat_waits.add(order.match_id)
-                    await asyncio.sleep(0.05)
+                    # Looked up again when a seat may have come free here, else less often the longer it waits:
+                    # each look at bots on other nodes reads their presence in Redis.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._seats_changed.wait(), pause)
+                    pause = min(SEAT_LOOK_MAX, pause * 2)
                     continue
                 if order.attempts + 1 < self.config.max_attempts:
                     log.info("match %s: %s; giving the order back", order.match_id, missing)
@@ -429,14 +573,27 @@ class WorkHost:
                 await self._note_abort(order, f"cannot be played: {error}")
                 await self._store(delivery, self._aborted(order), None)
                 return None
-            live.resumable = True
             live.task = asyncio.current_task()
+            live.record.node = self.consumer
             return live
 
+    def _better_elsewhere(self, order: MatchOrder, remote: Mapping[str, RemoteSession]) -> bool:
+        """Whether another node serves more of the order's connected bots than this one, so that the match
+        would cost less Redis traffic there (a relayed seat costs a few commands a move), and the order has
+        not already been handed on `MAX_BOUNCES` times."""
+        if order.bounces >= MAX_BOUNCES or order.validating:
+            return False
+        here = sum(1 for name in order.seats if self.host.sessions.of_bot(name))
+        elsewhere = Counter(session.node for session in remote.values())
+        return bool(elsewhere) and max(elsewhere.values()) > here
+
     def _release(self, live: LiveMatch) -> None:
+        """The match is over here (ended, stopped or handed on): its sessions and built-in bots are free again."""
         for seat in live.runner.seats:
             if isinstance(seat, RemoteSeat):
                 seat.session.matches.discard(live.record.match_id)
+            elif isinstance(seat, PooledBotSeat):
+                seat.release()
 
     def _aborted(self, order: MatchOrder) -> ResultRecord:
         seats = len(order.seats)
@@ -458,14 +615,18 @@ class WorkHost:
                 termination=Termination.ABORTED,
                 ended_ms=now_ms(),
                 tournament_id=order.tournament,
+                node=self.consumer,
             )
             if result.termination != Termination.ABORTED:
                 record.scores, record.ranks = list(result.scores), list(result.ranks)
         what = f"match {order.match_id}"
-        await patiently(lambda: self.queue.store_result(order, record, replay, result), what)
+        await patiently(lambda: self.queue.store_result(delivery, record, replay, result), what)
         # Acknowledged only after the hooks: a node that dies in between leaves the order to a
         # living node, which finds the result stored and runs the (idempotent) hooks again.
         await self._after(order, result)
+        # And only once the replicas hold the result and its rating (a Sentinel URL's `replicas`): a failover
+        # that lost them leaves the order pending on the promoted replica, to be played to its end again.
+        await patiently(lambda: replicated(self.store.redis, self.store.durability), what)
         await patiently(lambda: self.queue.ack(delivery), what)
 
     async def _after(self, order: MatchOrder, result: ResultRecord) -> None:

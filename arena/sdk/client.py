@@ -42,6 +42,16 @@ FATAL = (
 """Statuses that no reconnect can fix."""
 
 
+KEEPALIVE = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+)
+"""A node that stops answering (its machine froze, its process was stopped) still holds the TCP connection:
+a ping every 10 s unanswered within 5 s ends the stream, and the bot moves on to the next address."""
+
+
 class BotRejected(RuntimeError):
     """The arena refused the bot (bad token, bad Hello); the message says why."""
 
@@ -170,7 +180,7 @@ class Client:
             delay = min(self.max_backoff, delay * 2)
 
     async def _session(self) -> None:
-        options = [("grpc.max_receive_message_length", 16 << 20)]
+        options = [("grpc.max_receive_message_length", 16 << 20), *KEEPALIVE]
         if self.credentials is not None:
             channel = grpc.aio.secure_channel(self._address(), self.credentials, options=options)
         else:

@@ -1,7 +1,8 @@
 """Who is calling, and the status a refused or failed call ends with.
 
 A missing or unknown token is UNAUTHENTICATED; a valid token for something its holder may not
-touch is PERMISSION_DENIED. Reading public data needs no token.
+touch is PERMISSION_DENIED. Reading public data needs no token. An unknown token counts against
+the caller's address (arena.server.peers), which is refused for a while after too many.
 
 Every RPC runs `guarded` (see `guard_rpcs`): a store (Redis) that cannot be reached or refuses
 a command ends the call with UNAVAILABLE and `STORE_UNREACHABLE`; any other unexpected error
@@ -20,11 +21,11 @@ from typing import Any, NoReturn, TypeVar
 import grpc
 import redis.exceptions
 
+from arena.server.peers import CALLER, METADATA_KEY
 from arena.store import Principal, Store
 
 log = logging.getLogger(__name__)
 
-METADATA_KEY = "authorization"
 SCHEME = "bearer "
 STORE_UNREACHABLE = "the arena's store (Redis) is unreachable; retry in a few seconds"
 FAILED_INTERNALLY = "the arena failed on this call (its log says why); retry, and tell its operator if it persists"
@@ -58,6 +59,9 @@ async def identify(store: Store, metadata: Any) -> Principal | Refusal:
         return Refusal(grpc.StatusCode.UNAUTHENTICATED, "no token: send the metadata 'authorization: Bearer <token>'")
     principal = await store.authenticate(token)
     if principal is None:
+        caller = CALLER.get()
+        if caller is not None:
+            await caller.wrong_token()
         return Refusal(grpc.StatusCode.UNAUTHENTICATED, "the token is not valid (rotated, or mistyped)")
     return principal
 

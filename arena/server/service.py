@@ -16,7 +16,9 @@ from google.protobuf.message import DecodeError
 
 from arena.bots import BOTS
 from arena.games import GameError, game_names
+from arena.games.base import seed_commitment
 from arena.node import submissions as hosted_api
+from arena.node import watch
 from arena.node.hosted import HostedManager
 from arena.node.ladder import Ladder
 from arena.node.matches import (
@@ -26,10 +28,12 @@ from arena.node.matches import (
     MatchHost,
     Update,
     parse_seed,
+    public_record,
     summary_to_pb,
     watch_message,
 )
 from arena.node.sessions import Hangup, Session, SessionRegistry, SessionsFull
+from arena.node.work import create_match
 from arena.ratings import RatingError, RatingModel
 from arena.server import ladder_pb
 from arena.server.auth import Refusal, abort, failure, guard_rpcs, identify, require, with_article
@@ -37,7 +41,8 @@ from arena.server.tournament_rpcs import TournamentRpcs
 from arena.store import CorruptReplay, MatchRecord, NameTaken, NotFound, Principal, Store, StoreError
 from arena.store.hosted import NotYourBot
 from arena.store.ratings import RatingStore, RatingStoreError
-from arena.store.store import NAME_PATTERN, BotKind, BotRecord
+from arena.store.store import NAME_PATTERN, BotKind, BotRecord, NotYours
+from arena.store.tournaments import TournamentStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -224,9 +229,29 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             )
         async with _store_errors(context):
             bot, token = await self.store.register_bot(
-                owner.name, request.name, list(request.games), request.language, request.description
+                owner.name,
+                request.name,
+                list(request.games),
+                request.language,
+                request.description,
+                accepts_invitations=request.accepts_invitations,
             )
         return api_pb.RegisterBotResponse(bot=self._bot_info(bot), token=token)
+
+    async def UpdateBot(
+        self, request: api_pb.UpdateBotRequest, context: grpc.aio.ServicerContext
+    ) -> api_pb.UpdateBotResponse:
+        owner = await require(
+            self.store, context, "owner", why="a bot's settings are its owner's to change: use its owner's token"
+        )
+        accepts = request.accepts_invitations if request.HasField("accepts_invitations") else None
+        try:
+            bot = await self.store.update_bot(owner.name, request.name, accepts_invitations=accepts)
+        except NotYours as error:
+            await abort(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
+        except NotFound as error:
+            await abort(context, grpc.StatusCode.NOT_FOUND, str(error))
+        return api_pb.UpdateBotResponse(bot=self._bot_info(bot))
 
     async def RotateBotToken(
         self, request: api_pb.RotateBotTokenRequest, context: grpc.aio.ServicerContext
@@ -256,6 +281,8 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
                 match=summary_to_pb(live.record), replay_json=json.dumps(live.public_record())
             )
         record, replay = await self._stored_match(request.match_id, context)
+        if replay is not None and await TournamentStore(self.store.redis).sealed(record.tournament_id):
+            replay = public_record(replay)  # its deal is still to be played at another table
         return api_pb.GetMatchResponse(match=summary_to_pb(record), replay_json=json.dumps(replay) if replay else "")
 
     async def _stored_match(
@@ -284,6 +311,13 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         live = self.host.live.get(request.match_id)
         if live is None:
             record, replay = await self._stored_match(request.match_id, context)
+            if replay is None and not record.ended_ms:
+                # Running on another node: followed through its event stream.
+                async for followed in watch.follow(self.store, record):
+                    if followed.ended:
+                        break
+                    yield watch_message(record, followed)
+                record, replay = await self._stored_match(request.match_id, context)
             view = _final_view(replay) if replay else None
             yield api_pb.WatchMatchResponse(match=summary_to_pb(record), public_view=view, ended=True)
             return
@@ -312,13 +346,16 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         problem = _match_problem(request)
         if problem:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, problem)
-        clock = convert.clock_from_pb(request.clock) if request.HasField("clock") else None
+        clock = convert.clock_from_pb(request.clock) if request.HasField("clock") else self.host.default_clock
+        game = convert.game_from_spec(request.game, len(request.seats))
+        seed = parse_seed(request.seed) if request.seed else b""
         try:
-            live = await self.host.create(request.game, list(request.seats), request.seed, clock)
+            order = await create_match(self.store, self.sessions, self.host.node, game, request.seats, seed, clock)
         except MatchError as error:
-            # The request is sound, the arena's state is not (yet): a bot not connected, full, not playing the game.
+            # The request is sound, the arena's state is not (yet): a bot not connected, not playing the game.
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
-        return api_pb.CreateMatchResponse(match_id=live.record.match_id, seed_commitment=live.seed_commitment)
+        commitment = seed_commitment(bytes.fromhex(order.seed))
+        return api_pb.CreateMatchResponse(match_id=order.match_id, seed_commitment=commitment)
 
     async def GetLeaderboard(
         self, request: api_pb.GetLeaderboardRequest, context: grpc.aio.ServicerContext
@@ -378,10 +415,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             refusal = self.hosted.refusal if self.hosted else "this arena runs no hosted bots"
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, refusal)
         async with _store_errors(context):
-            first, package = await hosted_api.read_upload(request_iterator)
-            done = await hosted_api.submit(
-                self.store, owner.name, first.name, first.game, first.run, package, self.hosted.config.validation
-            )
+            done = await self.hosted.submit(owner.name, request_iterator)
         return api_pb.SubmitBotResponse(version=hosted_api.version_pb(done.version), stderr_tail=done.stderr_tail)
 
     async def GetBotLogs(
@@ -406,6 +440,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
             description=bot.description,
             created_ms=bot.created_ms,
             connected=bot.name in self.sessions.connected(),
+            accepts_invitations=bot.accepts_invitations,
         )
 
 
@@ -459,5 +494,7 @@ async def _store_errors(context: grpc.aio.ServicerContext) -> AsyncIterator[None
         await abort(context, grpc.StatusCode.NOT_FOUND, str(error))
     except NotYourBot as error:
         await abort(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
+    except hosted_api.TooManyUploads as error:
+        await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
     except StoreError as error:
         await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))

@@ -8,12 +8,21 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from arena import metrics
 from arena.games import GameError
-from arena.node.tournaments import TournamentView, cancel_tournament, create_tournament, tournament_view
-from arena.server.auth import abort, require
-from arena.store import NameTaken, Store, keys
-from arena.store.tournaments import CANCELLED_BEFORE, TournamentState, TournamentStore
-from arena.tournaments import TournamentError, TournamentSpec
+from arena.node.tournaments import (
+    NotInvited,
+    TournamentView,
+    cancel_tournament,
+    create_tournament,
+    seed_refusal,
+    seed_shown,
+    tournament_view,
+)
+from arena.server.auth import abort, identify, require
+from arena.store import NameTaken, Principal, Store, keys
+from arena.store.tournaments import CANCELLED_BEFORE, PendingLimit, TournamentState, TournamentStore
+from arena.tournaments import TournamentError, TournamentSpec, secret_seed, seed_commitment
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.wire import convert
 
@@ -24,7 +33,7 @@ WATCH_REFRESH = 1.0
 
 
 def spec_from_pb(message: api_pb.TournamentSpec) -> TournamentSpec:
-    """The spec a request asks for; TournamentError says what is wrong with it."""
+    """The spec a request asks for (a fresh secret seed when it gives none); TournamentError says what is wrong with it."""
     formats = {number: name for name, number in convert.TOURNAMENT_FORMATS.items()}
     if message.format not in formats:
         raise TournamentError(f"choose a format: {', '.join(convert.TOURNAMENT_FORMATS)}")
@@ -42,13 +51,14 @@ def spec_from_pb(message: api_pb.TournamentSpec) -> TournamentSpec:
         duplicate=message.duplicate,
         seatings=message.seatings,
         rated=message.rated,
-        seed=message.seed or "1",
+        seed=message.seed or secret_seed(),
         hero=message.hero,
         params=params,
     )
 
 
-def spec_to_pb(spec: TournamentSpec) -> api_pb.TournamentSpec:
+def spec_to_pb(spec: TournamentSpec, show_seed: bool) -> api_pb.TournamentSpec:
+    """The spec as a message; its seed empty unless `show_seed` (see `seed_shown`)."""
     return api_pb.TournamentSpec(
         name=spec.name,
         game=convert.spec_from_params(spec.game, {**spec.params, "players": spec.table_size}),
@@ -59,16 +69,17 @@ def spec_to_pb(spec: TournamentSpec) -> api_pb.TournamentSpec:
         duplicate=spec.duplicate,
         seatings=spec.seatings,
         rated=spec.rated,
-        seed=spec.seed,
+        seed=spec.seed if show_seed else "",
         hero=spec.hero,
     )
 
 
-def info_to_pb(view: TournamentView) -> api_pb.TournamentInfo:
-    """The view as a message; standings only when the view has its table."""
+def info_to_pb(view: TournamentView, admin: bool = False) -> api_pb.TournamentInfo:
+    """The view as a message; standings only when the view has its table, the seed only when `seed_shown`."""
     state, progress, table = view.state, view.progress, view.table
     info = api_pb.TournamentInfo(
-        spec=spec_to_pb(state.spec),
+        spec=spec_to_pb(state.spec, seed_shown(state, admin)),
+        seed_commitment=seed_commitment(state.spec.seed),
         done=progress.done,
         total=state.spec.total_matches,
         finished_ms=state.finished_ms,
@@ -126,39 +137,54 @@ class TournamentRpcs:
         self, request: api_pb.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.CreateTournamentResponse:
         caller = await require(self.store, context, "admin", "owner")
+        admin = caller.kind == "admin"
+        refusal = seed_refusal(caller, request.spec.seed)
+        if refusal:
+            metrics.TOURNAMENT_REFUSALS.labels("seed").inc()
+            await abort(context, grpc.StatusCode.PERMISSION_DENIED, refusal)
         try:
             spec = spec_from_pb(request.spec)
-            await create_tournament(self.store, spec, caller.name)
+            await create_tournament(self.store, spec, caller.name, admin=admin)
+        except NotInvited as error:
+            metrics.TOURNAMENT_REFUSALS.labels("invitation").inc()
+            await abort(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
+        except PendingLimit as error:
+            metrics.TOURNAMENT_REFUSALS.labels("pending").inc()
+            await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
         except TournamentError as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         except NameTaken as error:
             await abort(context, grpc.StatusCode.ALREADY_EXISTS, str(error))
         state = await TournamentStore(self.store.redis).get(spec.name)
         assert state is not None
-        return api_pb.CreateTournamentResponse(tournament=info_to_pb(await tournament_view(self.store, state)))
+        view = await tournament_view(self.store, state)
+        return api_pb.CreateTournamentResponse(tournament=info_to_pb(view, admin))
 
     async def GetTournament(
         self, request: api_pb.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.GetTournamentResponse:
         state = await self._state(request.name, context)
-        return api_pb.GetTournamentResponse(tournament=info_to_pb(await tournament_view(self.store, state)))
+        view = await tournament_view(self.store, state)
+        return api_pb.GetTournamentResponse(tournament=info_to_pb(view, await self._admin(context)))
 
     async def ListTournaments(
         self, request: api_pb.ListTournamentsRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.ListTournamentsResponse:
         tournaments = TournamentStore(self.store.redis)
+        admin = await self._admin(context)
         response = api_pb.ListTournamentsResponse()
         for name in await tournaments.names(min(request.limit or 50, 500)):
             state = await tournaments.get(name)
             if state is not None:
                 view = await tournament_view(self.store, state, standings=False)
-                response.tournaments.append(info_to_pb(view))
+                response.tournaments.append(info_to_pb(view, admin))
         return response
 
     async def WatchTournament(
         self, request: api_pb.WatchTournamentRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api_pb.WatchTournamentResponse]:
         state = await self._state(request.name, context)
+        admin = await self._admin(context)
         tournaments = TournamentStore(self.store.redis)
         loop = asyncio.get_running_loop()
         seen: tuple[int, ...] | None = None
@@ -171,7 +197,7 @@ class TournamentRpcs:
             pipe.hlen(keys.tournament_aborts(request.name))
             marks = (*await pipe.execute(), state.rounds_planned, state.finished_ms, state.cancelled_ms)
             if marks != seen or state.finished_ms or loop.time() - looked >= WATCH_REFRESH:
-                info = info_to_pb(await tournament_view(self.store, state))
+                info = info_to_pb(await tournament_view(self.store, state), admin)
                 looked = loop.time()
                 if marks != seen or info != sent or state.finished_ms:
                     seen, sent = marks, info
@@ -198,11 +224,17 @@ class TournamentRpcs:
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(error))
         state = await self._state(request.name, context)
         return api_pb.CancelTournamentResponse(
-            tournament=info_to_pb(await tournament_view(self.store, state)),
+            tournament=info_to_pb(await tournament_view(self.store, state), caller.kind == "admin"),
             cancelled=outcome.cancelled,
             running=outcome.running,
             already_cancelled=outcome.status == CANCELLED_BEFORE,
         )
+
+    async def _admin(self, context: grpc.aio.ServicerContext) -> bool:
+        """Whether a public read comes with the admin token (which shows seeds); any other token, or
+        none, reads as everyone does."""
+        caller = await identify(self.store, context.invocation_metadata())
+        return isinstance(caller, Principal) and caller.kind == "admin"
 
     async def _state(self, name: str, context: grpc.aio.ServicerContext) -> TournamentState:
         state = await TournamentStore(self.store.redis).get(name)

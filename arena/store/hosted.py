@@ -3,7 +3,8 @@
 A new version is one MULTI/EXEC under WATCH: the version record with its package, the bot's
 latest version, and the bot's kind, or nothing. The active version is the one that plays: a new
 upload becomes active only once its validation match (which starts that version itself) passes;
-a version that fails never plays anywhere else.
+a version that fails never plays anywhere else, and only the newest few failed versions keep
+their package (for their owner to look into); older ones keep their record alone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from arena.store.store import HOSTED_TOKEN_PREFIX, BotKind, NotFound, StoreError
 
 RUNS_KEPT = 50
 """Runs (with their stderr tails) kept per bot."""
+FAILED_PACKAGES_KEPT = 3
+"""Failed versions per bot whose package is kept (up to 20 MB each); older failed ones keep their record only."""
 VERSION_FIELDS = ["version", "sha256", "size", "run", "status", "reason", "created_ms", "match_id"]
 """A version's record, without its package."""
 
@@ -136,9 +139,35 @@ class HostedStore:
                     if not reason and version > active:
                         pipe.hset(keys.hosted(bot), "active", version)
                     await pipe.execute()
-                    return
+                    break
                 except WatchError:
                     continue
+        if reason:
+            await self.prune_failed(bot)
+
+    async def prune_failed(self, bot: str) -> int:
+        """Drop the packages of the bot's failed versions but the newest `FAILED_PACKAGES_KEPT`; returns how many.
+
+        A failed version never plays again, so nothing reads its package but its owner's curiosity.
+        """
+        latest = int(await self.redis.hget(keys.hosted(bot), "version") or 0)
+        pipe = self.redis.pipeline(transaction=False)
+        for version in range(latest, 0, -1):
+            pipe.hget(keys.hosted_version(bot, version), "status")
+            pipe.hexists(keys.hosted_version(bot, version), "package")
+        answers = await pipe.execute()
+        failed = [
+            version
+            for version, status, kept in zip(range(latest, 0, -1), answers[::2], answers[1::2], strict=True)
+            if status is not None and text(status) == HostedStatus.FAILED and kept
+        ]
+        pruned = failed[FAILED_PACKAGES_KEPT:]
+        if pruned:
+            pipe = self.redis.pipeline(transaction=False)
+            for version in pruned:
+                pipe.hdel(keys.hosted_version(bot, version), "package")
+            await pipe.execute()
+        return len(pruned)
 
     async def active(self, bot: str) -> HostedVersion | None:
         """The version that plays now, or None when the bot has no working version."""
@@ -152,6 +181,8 @@ class HostedStore:
     async def package(self, bot: str, version: int) -> bytes:
         data = await self.redis.hget(keys.hosted_version(bot, version), "package")
         if data is None:
+            if await self.redis.exists(keys.hosted_version(bot, version)):
+                raise NotFound(f"version {version} of bot {bot!r} failed and its package was pruned")
             raise NotFound(f"bot {bot!r} has no version {version}")
         return data if isinstance(data, bytes) else data.encode()
 

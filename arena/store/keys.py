@@ -8,7 +8,8 @@
 | arena:owner:{name}:bots          | set    | the owner's bot names                                |
 | arena:bots                       | set    | bot names                                            |
 | arena:bot:{name}                 | hash   | name, owner, kind, language, games, description,     |
-|                                  |        | created_ms, token_hash                               |
+|                                  |        | created_ms, token_hash, accepts_invitations (1: its  |
+|                                  |        | owner lets other owners enter it in tournaments)     |
 | arena:token:{sha256}             | string | "owner:{name}" or "bot:{name}": whose token it is    |
 | arena:match:seq                  | string | counter for match ids                                |
 | arena:match:{id}                 | hash   | summary (JSON), replay (arena-replay/1, at end;      |
@@ -52,8 +53,12 @@
 | arena:match:{id}:events          | stream | the seed, then the actions as applied (a: ids,       |
 |                                  |        | comma-separated, in order)                           |
 | arena:tournaments                | zset   | tournament names by creation time (ms)               |
-| arena:tournament:{name}          | hash   | spec (JSON), created_by, created_ms, rounds_planned, |
-|                                  |        | finished_ms, cancelled_ms, cancelled_by              |
+| arena:tournament:{name}          | hash   | spec (JSON, with the secret seed), created_by,       |
+|                                  |        | created_ms, rounds_planned, finished_ms,             |
+|                                  |        | cancelled_ms, cancelled_by, account ("admin" or      |
+|                                  |        | "owner:{name}"), fed (matches put on the stream)     |
+| arena:tournaments:open:{account} | zset   | the account's tournaments not ended, by creation     |
+|                                  |        | time: whose matches count in its window and limit    |
 | arena:tournament:{name}:results  | hash   | match id -> result (JSON) of the tournament, every   |
 |                                  |        | attempt (re-runs are NAME-n-try2, ...)               |
 | arena:tournament:{name}:aborts   | hash   | aborted match id -> {reason, rerun} (JSON): why, and |
@@ -63,7 +68,7 @@
 |                                  |        | "cancelled" (with the tournament, before it started) |
 | arena:presence:{bot}             | hash   | session id -> {node, games} (JSON) of the bot's      |
 |                                  |        | sessions on every node (expires unless refreshed)    |
-| arena:node:{name}:alive          | string | a node's heartbeat, 6 s unless refreshed: once it    |
+| arena:node:{name}:alive          | string | a node's heartbeat, 15 s unless refreshed: once it   |
 |                                  |        | lapses, seats follow their bots off the node         |
 | arena:session:{id}:inbox         | stream | messages for a session from hosts on other nodes     |
 | arena:match:{id}:replies:{seat}  | stream | a relayed seat's answers, for the hosting node       |
@@ -75,6 +80,8 @@
 |                                  |        | ending, stderr tail), newest first, capped           |
 | arena:hosted-token:{sha256}      | string | "{bot}:{launch}": a token minted for one hosted      |
 |                                  |        | process (PX expiry; deleted when it is stopped)      |
+| arena:replication:mark           | string | written before each WAIT that confirms a result on   |
+|                                  |        | the replicas (store/sentinel.py)                     |
 """
 
 from __future__ import annotations
@@ -191,6 +198,7 @@ def ladder_node(node: str) -> str:
 
 # -- the work stream and tournaments (arena/store/work.py, arena/store/tournaments.py) ------------
 
+REPLICATION_MARK = f"{PREFIX}replication:mark"
 WORK = f"{PREFIX}work"
 WORK_GROUP = "arena-nodes"
 """The consumer group of the work stream; each node reads under its own consumer name."""
@@ -204,6 +212,11 @@ def match_events(match_id: str) -> str:
 
 def tournament(name: str) -> str:
     return f"{PREFIX}tournament:{name}"
+
+
+def tournaments_open(account: str) -> str:
+    """The open tournaments of an account (`arena.store.tournaments.owner_account`, or "admin")."""
+    return f"{PREFIX}tournaments:open:{account}"
 
 
 def tournament_results(name: str) -> str:

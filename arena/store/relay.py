@@ -23,13 +23,19 @@ from arena.store import keys
 from arena.store.codec import compact_json, text
 from arena.v1 import bot_service_pb2 as bot_pb
 
-PRESENCE_TTL_MS = 10_000
+PRESENCE_TTL_MS = 20_000
 """A node that stops refreshing its presence (it died) is forgotten after this long."""
-HEARTBEAT_TTL_MS = 6_000
-"""A node's heartbeat lapses this long after its last refresh (three refreshes missed): its relayed
-seats follow their bots elsewhere, and the seats its matches held on other nodes are freed."""
+HEARTBEAT_TTL_MS = 15_000
+"""A node's heartbeat lapses this long after its last refresh (seven refreshes missed, so that a node starved
+of CPU is not taken for dead: benchmarks/false_deaths.py): its relayed seats follow their bots elsewhere, and
+the seats its matches held on other nodes are freed."""
 INBOX_MAX = 10_000
 """Entries an inbox keeps (approximately); older ones are trimmed."""
+INBOX_TTL_MS = 300_000
+"""An inbox left alone this long goes (its serving node died with it): each match's first and last post
+renew it; the serving node trims what it delivered and deletes it when its session ends."""
+INBOX_TRIMMED = 64
+"""The serving node trims an inbox once it delivered this many entries since the last trim."""
 
 
 class RelayMessageError(Exception):
@@ -209,6 +215,7 @@ class RelayStore:
         pipe = self.redis.pipeline(transaction=False)
         for session_id, bot in ended.items():
             pipe.hdel(keys.presence(bot), session_id)
+            pipe.delete(keys.session_inbox(session_id))
         for session_id, bot, games in live:
             pipe.hset(keys.presence(bot), session_id, compact_json({"node": node, "games": sorted(games)}))
             pipe.pexpire(keys.presence(bot), PRESENCE_TTL_MS)
@@ -241,7 +248,22 @@ class RelayStore:
     # -- posts to session inboxes -----------------------------------------------------------
 
     async def post(self, session_id: str, post: Post) -> None:
-        await self.redis.xadd(keys.session_inbox(session_id), encode_post(post), maxlen=INBOX_MAX, approximate=True)
+        inbox = keys.session_inbox(session_id)
+        if post.kind in (PostKind.START, PostKind.END):
+            # Its time to live is renewed as a match begins and ends there, not with every move.
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.xadd(inbox, encode_post(post), maxlen=INBOX_MAX, approximate=True)
+            pipe.pexpire(inbox, INBOX_TTL_MS)
+            await pipe.execute()
+        else:
+            await self.redis.xadd(inbox, encode_post(post), maxlen=INBOX_MAX, approximate=True)
+
+    async def delivered(self, upto: Mapping[str, str]) -> None:
+        """Drop what each session's inbox held up to (and but) the entry read last: it is delivered."""
+        pipe = self.redis.pipeline(transaction=False)
+        for session_id, entry_id in upto.items():
+            pipe.xtrim(keys.session_inbox(session_id), minid=entry_id, approximate=False)
+        await pipe.execute()
 
     async def read_inboxes(self, after: Mapping[str, str], block_ms: int) -> list[Delivered]:
         """What the inboxes of sessions `after` (id -> last entry id read) hold past those entries,

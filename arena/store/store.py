@@ -25,6 +25,7 @@ from arena.store import keys
 from arena.store.archive import Archive, read_archived
 from arena.store.codec import compact_json, text, text_fields, texts
 from arena.store.replays import decode_replay, encode_replay
+from arena.store.sentinel import NONE, Durability
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,40}")
 TOKEN_PREFIX = {"admin": "ata_", "owner": "ato_", "bot": "atb_"}
@@ -48,6 +49,10 @@ class NameTaken(StoreError):
 
 class NotFound(StoreError):
     pass
+
+
+class NotYours(StoreError):
+    """A change to something that belongs to another owner."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,8 @@ class BotRecord:
     games: tuple[str, ...]
     description: str
     created_ms: int
+    accepts_invitations: bool = False
+    """Whether other owners may enter it into their tournaments and challenges (its owner opted in)."""
 
 
 @dataclass
@@ -93,6 +100,8 @@ class MatchRecord:
     """None while the match runs ("" in its JSON form)."""
     ended_ms: int = 0
     tournament_id: str = ""
+    node: str = ""
+    """The node incarnation that plays it (`NAME#INCARNATION`); the last one, for a match resumed elsewhere."""
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "termination": self.termination or ""}
@@ -138,8 +147,18 @@ if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 redis.call('HSET', KEYS[2], 'name', ARGV[1], 'owner', ARGV[2], 'kind', ARGV[3], 'language', ARGV[4],
-           'games', ARGV[5], 'description', ARGV[6], 'created_ms', ARGV[7], 'token_hash', ARGV[8])
+           'games', ARGV[5], 'description', ARGV[6], 'created_ms', ARGV[7], 'token_hash', ARGV[8],
+           'accepts_invitations', ARGV[9])
 redis.call('SET', KEYS[4], 'bot:' .. ARGV[1])
+return 1
+"""
+
+_UPDATE_BOT = """
+-- KEYS: the bot's hash. ARGV: its owner, then field/value pairs. Returns 0 (no such bot), 1, or 2 (another owner's).
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return 0 end
+if owner ~= ARGV[1] then return 2 end
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1
 """
 
@@ -155,8 +174,12 @@ return 1
 class Store:
     """Typed access to the arena's Redis data; the server holds one."""
 
-    def __init__(self, redis: Redis, blocking: Redis | None = None, archive: Archive | None = None) -> None:
+    def __init__(
+        self, redis: Redis, blocking: Redis | None = None, archive: Archive | None = None, durability: Durability = NONE
+    ) -> None:
         self.redis = redis
+        self.durability = durability
+        """How many replicas must hold a result before it counts (a Sentinel URL's `replicas`; see store/sentinel.py)."""
         self.archive = archive
         """Where matches moved out of Redis are read from (`archive.py`); None: this node reads none."""
         self.blocking = blocking or redis
@@ -164,6 +187,7 @@ class Store:
         self._create_owner = redis.register_script(_CREATE_OWNER)
         self._register_bot = redis.register_script(_REGISTER_BOT)
         self._rotate_token = redis.register_script(_ROTATE_TOKEN)
+        self._update_bot = redis.register_script(_UPDATE_BOT)
         self._tournament_index_checked = False
         """Whether this node saw the per-tournament match index complete (`_index_tournament_matches`)."""
 
@@ -219,16 +243,34 @@ class Store:
         return made
 
     async def register_bot(
-        self, owner: str, name: str, games: Sequence[str], language: str = "", description: str = ""
+        self,
+        owner: str,
+        name: str,
+        games: Sequence[str],
+        language: str = "",
+        description: str = "",
+        accepts_invitations: bool = False,
     ) -> tuple[BotRecord, str]:
         """Register bot `name` for `owner`; returns it and its token (shown once)."""
         check_name(name, "bot")
-        record = BotRecord(name, owner, BotKind.REMOTE, language, tuple(games), description, now_ms())
+        record = BotRecord(
+            name, owner, BotKind.REMOTE, language, tuple(games), description, now_ms(), accepts_invitations
+        )
         made = new_token("bot")
         digest = token_hash(made)
         created = await self._register_bot(
             keys=[keys.BOTS, keys.bot(name), keys.owner_bots(owner), keys.token(digest)],
-            args=[name, owner, record.kind, language, ",".join(games), description, record.created_ms, digest],
+            args=[
+                name,
+                owner,
+                record.kind,
+                language,
+                ",".join(games),
+                description,
+                record.created_ms,
+                digest,
+                int(accepts_invitations),
+            ],
         )
         if not created:
             raise NameTaken(f"a bot named {name!r} exists already; choose another name")
@@ -249,6 +291,22 @@ class Store:
             if done:
                 return made
         raise StoreError(f"the token of bot {name!r} is being changed by someone else; try again")
+
+    async def update_bot(self, owner: str, name: str, *, accepts_invitations: bool | None = None) -> BotRecord:
+        """Change the settings given (None: unchanged) of `owner`'s bot `name`, in one step; returns the bot.
+
+        NotFound for no such bot, NotYours for another owner's."""
+        changes: list[str | int] = []
+        if accepts_invitations is not None:
+            changes += ["accepts_invitations", int(accepts_invitations)]
+        done = await self._update_bot(keys=[keys.bot(name)], args=[owner, *changes])
+        if done == 0:
+            raise NotFound(f"no bot named {name!r}")
+        if done == 2:
+            raise NotYours(f"bot {name!r} belongs to another owner; only its owner changes its settings")
+        found = await self.get_bot(name)
+        assert found is not None, "bots are never deleted"
+        return found
 
     async def get_bot(self, name: str) -> BotRecord | None:
         data = await self.redis.hgetall(keys.bot(name))
@@ -396,4 +454,5 @@ def _bot_record(data: Mapping[bytes | str, bytes | str]) -> BotRecord:
         games=games,
         description=fields.get("description", ""),
         created_ms=int(fields.get("created_ms", "0")),
+        accepts_invitations=fields.get("accepts_invitations", "0") == "1",
     )

@@ -2,7 +2,17 @@
 
 Creating a tournament and queueing its first matches is one transaction, and so is planning a
 later Swiss round: the round number is compared and set under WATCH, so when two nodes finish
-the last matches of a round at once, only one of them queues the next.
+the last matches of a round at once, only one of them plans the next.
+
+Matches are fed to the work stream, not queued all at once: the tournaments of one account (an
+owner, or the admin) have at most `window` matches on the stream together, and each stored
+result lets `feed` put the next ones on (round-robin over the account's tournaments). So the
+stream never holds more than a window of any one account's tournament matches, and orders of
+everyone else (other owners' tournaments, the ladder, validations) are read within a window of
+them; a cancel leaves at most a window of orders for the nodes to skip. How far a tournament is
+fed is its `fed` field (matches 0 to fed - 1 went on the stream). An owner may have at most a
+limited number of tournament matches pending (not settled: queued, on the stream or running);
+`create` counts them under WATCH, so two creates at once cannot both pass the limit.
 
 An aborted attempt of a match gets a note (why, and the re-run queued with it) in the same
 transaction that queues the re-run, so a result delivered twice queues one re-run. Cancelling is
@@ -16,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +38,7 @@ from arena.store import keys
 from arena.store.codec import compact_json, text, text_fields, texts
 from arena.store.store import NameTaken, now_ms
 from arena.store.work import MatchOrder, WorkQueue
-from arena.tournaments import AbortNote, Progress, TournamentSpec, tournament_progress
+from arena.tournaments import AbortNote, Progress, TournamentError, TournamentSpec, tournament_progress
 
 STARTED = "started"
 CANCELLED = "cancelled"
@@ -70,9 +80,21 @@ return {0, cancelled, running}
 """
 
 
+ADMIN_ACCOUNT = "admin"
+
+
+def owner_account(name: str) -> str:
+    """The account of owner `name`, apart from the admin's even for an owner named "admin"."""
+    return f"owner:{name}"
+
+
+class PendingLimit(TournamentError):
+    """An owner's tournament would take its pending tournament matches over the limit; the message says the numbers."""
+
+
 @dataclass(frozen=True)
 class TournamentState:
-    """A stored tournament: its spec, who made it, when, and the rounds queued so far."""
+    """A stored tournament: its spec, who made it, when, and the rounds planned and matches fed so far."""
 
     spec: TournamentSpec
     created_by: str
@@ -82,6 +104,58 @@ class TournamentState:
     """When it ended: every match finished or aborted for good, or, once cancelled, its running ones ended."""
     cancelled_ms: int = 0
     cancelled_by: str = ""
+    account: str = ""
+    """Whose window and limit its matches count in (`owner_account`, ADMIN_ACCOUNT); "" for a tournament
+    made before feeding, every planned match of which went on the stream when it was planned."""
+    fed: int = -1
+    """Matches 0 to fed - 1 went on the work stream (-1: every match of the planned rounds)."""
+
+    @property
+    def planned(self) -> int:
+        """Matches of the planned rounds: the ones that may go on the stream now."""
+        return self.rounds_planned * self.spec.matches_per_round
+
+    @property
+    def fed_matches(self) -> int:
+        return self.planned if self.fed < 0 else min(self.fed, self.planned)
+
+
+@dataclass(frozen=True)
+class Load:
+    """An account's tournament matches: `pending`, not settled yet (on the stream, running, or still
+    to be fed or planned), and `queued`, those of them on the work stream (waiting or running)."""
+
+    pending: int = 0
+    queued: int = 0
+
+
+OrderMaker = Callable[[TournamentState, int, int], Awaitable[list[MatchOrder]]]
+"""The work orders of a tournament's match numbers `start` to `stop - 1` (of planned rounds)."""
+
+
+@dataclass
+class _Open:
+    """One of an account's open tournaments as `feed` sees it."""
+
+    state: TournamentState
+    settled: int
+    """Matches settled: done, aborted for good or cancelled (first attempts aborted and re-run are not)."""
+
+    @property
+    def load(self) -> Load:
+        if self.state.finished_ms:
+            return Load()
+        if self.state.cancelled_ms:  # what still runs
+            running = max(0, self.state.planned - self.settled)
+            return Load(running, running)
+        queued = max(0, self.state.fed_matches - self.settled)
+        return Load(self.state.spec.total_matches - self.settled, queued)
+
+    @property
+    def feedable(self) -> int:
+        if self.state.finished_ms or self.state.cancelled_ms:
+            return 0
+        return self.state.planned - self.state.fed_matches
 
 
 @dataclass(frozen=True)
@@ -104,44 +178,151 @@ class TournamentStore:
         self.queue = WorkQueue(redis)
         self._cancel = redis.register_script(_CANCEL)
 
-    async def create(self, spec: TournamentSpec, created_by: str, orders: Sequence[MatchOrder], rounds: int) -> None:
-        """Store the spec and queue `orders` (the first `rounds` rounds) at once; NameTaken if the name is used."""
+    async def create(
+        self,
+        spec: TournamentSpec,
+        created_by: str,
+        account: str,
+        rounds: int,
+        make_orders: OrderMaker,
+        *,
+        window: int,
+        limit: int | None,
+    ) -> None:
+        """Store the spec with `rounds` rounds planned and feed its first matches (within the account's
+        `window`), at once. NameTaken if the name is used; PendingLimit when the account's pending
+        matches and the new ones would be more than `limit` (None: no limit)."""
         key = keys.tournament(spec.name)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            try:
-                await pipe.watch(key)
-                if await pipe.exists(key):
-                    raise NameTaken(f"a tournament named {spec.name!r} exists already; choose another name")
-                pipe.multi()  # type: ignore[no-untyped-call]
-                created = now_ms()
-                pipe.hset(
-                    key,
-                    mapping={
-                        "spec": compact_json(spec.to_dict()),
-                        "created_by": created_by,
-                        "created_ms": created,
-                        "rounds_planned": rounds,
-                    },
-                )
-                pipe.zadd(keys.TOURNAMENTS, {spec.name: created})
+        created = now_ms()
+        state = TournamentState(spec, created_by, created, rounds, account=account, fed=0)
+        for _ in range(RECORD_TRIES):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(key, keys.tournaments_open(account))
+                    if await pipe.exists(key):
+                        raise NameTaken(f"a tournament named {spec.name!r} exists already; choose another name")
+                    tournaments = await self._open(pipe, account)
+                    load = _sum(tournaments)
+                    if limit is not None and load.pending + spec.total_matches > limit:
+                        raise PendingLimit(
+                            f"{created_by} has {load.pending:,} tournament matches pending and {spec.name!r} would "
+                            f"add {spec.total_matches:,}: over the limit of {limit:,} per owner; wait for them to be "
+                            "played, cancel a tournament, or make this one smaller"
+                        )
+                    tournaments.append(_Open(state, 0))
+                    fed = await self._allocate(tournaments, window - load.queued, make_orders)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.hset(
+                        key,
+                        mapping={
+                            "spec": compact_json(spec.to_dict()),
+                            "created_by": created_by,
+                            "created_ms": created,
+                            "rounds_planned": rounds,
+                            "account": account,
+                            "fed": 0,
+                        },
+                    )
+                    pipe.zadd(keys.TOURNAMENTS, {spec.name: created})
+                    pipe.zadd(keys.tournaments_open(account), {spec.name: created})
+                    await self._write_feed(pipe, account, tournaments, fed)
+                    await pipe.execute()
+                    return
+                except WatchError:
+                    continue
+        raise TournamentError(f"tournament {spec.name!r}: {created_by}'s tournaments kept changing; try again")
+
+    async def feed(self, account: str, window: int, make_orders: OrderMaker) -> int:
+        """Put the next matches of the account's tournaments on the work stream, until `window` of
+        them are there (round-robin over its tournaments); returns how many went on. Idempotent:
+        called after every stored result, by whichever node stored it."""
+        if not account:
+            return 0
+        for _ in range(RECORD_TRIES):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(keys.tournaments_open(account))
+                    tournaments = await self._open(pipe, account)
+                    fed = await self._allocate(tournaments, window - _sum(tournaments).queued, make_orders)
+                    ended = [open_.state.spec.name for open_ in tournaments if open_.state.finished_ms]
+                    if not fed and not ended:
+                        return 0
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    await self._write_feed(pipe, account, tournaments, fed)
+                    await pipe.execute()
+                    return sum(len(orders) for orders in fed.values())
+                except WatchError:
+                    continue
+        raise RuntimeError(f"feeding the tournaments of {account}: they kept changing; the next result feeds them")
+
+    async def _open(self, pipe: Any, account: str) -> list[_Open]:
+        """The account's open tournaments, each of their hashes watched on `pipe` (which watches the index)."""
+        names = texts(await pipe.zrange(keys.tournaments_open(account), 0, -1))
+        if not names:
+            return []
+        await pipe.watch(keys.tournaments_open(account), *(keys.tournament(name) for name in names))
+        reads = self.redis.pipeline(transaction=False)
+        for name in names:
+            reads.hgetall(keys.tournament(name))
+            reads.hlen(keys.tournament_results(name))
+            reads.hvals(keys.tournament_aborts(name))
+        replies = await reads.execute()
+        found = []
+        for index, name in enumerate(names):
+            data, results, aborts = replies[3 * index : 3 * index + 3]
+            if not data:
+                continue
+            state = _state(text_fields(data))
+            reruns = sum(1 for note in aborts if _note(text(note)).rerun)
+            found.append(_Open(state, int(results) - reruns))
+            assert state.spec.name == name
+        return found
+
+    async def _allocate(
+        self, tournaments: Sequence[_Open], room: int, make_orders: OrderMaker
+    ) -> dict[str, list[MatchOrder]]:
+        """The orders that fill `room` places on the stream, one match per tournament in turn (oldest first)."""
+        counts = dict.fromkeys((open_.state.spec.name for open_ in tournaments), 0)
+        wanting = [open_ for open_ in tournaments if open_.feedable]
+        while room > 0 and wanting:
+            for open_ in list(wanting):
+                if room <= 0:
+                    break
+                counts[open_.state.spec.name] += 1
+                room -= 1
+                if counts[open_.state.spec.name] >= open_.feedable:
+                    wanting.remove(open_)
+        fed = {}
+        for open_ in tournaments:
+            count = counts[open_.state.spec.name]
+            if count:
+                start = open_.state.fed_matches
+                fed[open_.state.spec.name] = await make_orders(open_.state, start, start + count)
+        return fed
+
+    async def _write_feed(
+        self, pipe: Any, account: str, tournaments: Sequence[_Open], fed: dict[str, list[MatchOrder]]
+    ) -> None:
+        """Queue on `pipe` the orders fed and each tournament's new `fed`; ended tournaments leave the index."""
+        for open_ in tournaments:
+            name = open_.state.spec.name
+            orders = fed.get(name)
+            if orders:
+                pipe.hset(keys.tournament(name), "fed", open_.state.fed_matches + len(orders))
                 await self.queue.submit(orders, pipe)
-                await pipe.execute()
-            except WatchError:
-                raise NameTaken(f"a tournament named {spec.name!r} was just created; choose another name") from None
+            if open_.state.finished_ms:
+                pipe.zrem(keys.tournaments_open(account), name)
+
+    async def sealed(self, name: str) -> bool:
+        """Whether matches of tournament `name` keep their seed and hidden cards to themselves for now: in a
+        duplicate tournament every deal is played at several tables, so one table's finished record would
+        show the hands of another still to play; they are shown once the tournament has ended."""
+        state = await self.get(name) if name else None
+        return state is not None and state.spec.duplicate and not state.finished_ms
 
     async def get(self, name: str) -> TournamentState | None:
         data = text_fields(await self.redis.hgetall(keys.tournament(name)))
-        if not data:
-            return None
-        return TournamentState(
-            spec=TournamentSpec.from_dict(json.loads(data["spec"])),
-            created_by=data.get("created_by", ""),
-            created_ms=int(data.get("created_ms", "0")),
-            rounds_planned=int(data.get("rounds_planned", "0")),
-            finished_ms=int(data.get("finished_ms", "0")),
-            cancelled_ms=int(data.get("cancelled_ms", "0")),
-            cancelled_by=data.get("cancelled_by", ""),
-        )
+        return _state(data) if data else None
 
     async def names(self, limit: int = 100) -> list[str]:
         """Tournament names, newest first."""
@@ -173,9 +354,13 @@ class TournamentStore:
         )
         return progress, _sorted(results.values())
 
-    async def plan(self, name: str, planned: int, orders: Sequence[MatchOrder]) -> bool:
-        """Queue round `planned` (0-based) if nobody did; False when another node was first or it was cancelled."""
-        key = keys.tournament(name)
+    async def plan(self, state: TournamentState, planned: int, orders: Sequence[MatchOrder]) -> bool:
+        """Plan round `planned` (0-based) if nobody did; False when another node was first or it was cancelled.
+
+        A tournament that is fed (`state.account`) gets its orders from `feed` afterwards; an older one
+        has `orders` (the whole round) queued here, as it always had.
+        """
+        key = keys.tournament(state.spec.name)
         async with self.redis.pipeline(transaction=True) as pipe:
             try:
                 await pipe.watch(key)
@@ -185,7 +370,8 @@ class TournamentStore:
                     return False
                 pipe.multi()  # type: ignore[no-untyped-call]
                 pipe.hset(key, "rounds_planned", planned + 1)
-                await self.queue.submit(orders, pipe)
+                if not state.account:
+                    await self.queue.submit(orders, pipe)
                 await pipe.execute()
             except WatchError:
                 return False
@@ -309,3 +495,22 @@ def _sorted(records: Iterable[ResultRecord]) -> list[ResultRecord]:
 def _note(text: str) -> AbortNote:
     data = json.loads(text)
     return AbortNote(str(data.get("reason", "")), str(data.get("rerun", "")))
+
+
+def _state(data: dict[str, str]) -> TournamentState:
+    return TournamentState(
+        spec=TournamentSpec.from_dict(json.loads(data["spec"])),
+        created_by=data.get("created_by", ""),
+        created_ms=int(data.get("created_ms", "0")),
+        rounds_planned=int(data.get("rounds_planned", "0")),
+        finished_ms=int(data.get("finished_ms", "0")),
+        cancelled_ms=int(data.get("cancelled_ms", "0")),
+        cancelled_by=data.get("cancelled_by", ""),
+        account=data.get("account", ""),
+        fed=int(data.get("fed", "-1")),
+    )
+
+
+def _sum(tournaments: Iterable[_Open]) -> Load:
+    loads = [open_.load for open_ in tournaments]
+    return Load(sum(load.pending for load in loads), sum(load.queued for load in loads))

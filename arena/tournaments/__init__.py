@@ -28,6 +28,8 @@ from arena.tournaments.spec import (
     TournamentError,
     TournamentFormat,
     TournamentSpec,
+    secret_seed,
+    seed_commitment,
 )
 from arena.tournaments.table import TournamentTable, tournament_table
 
@@ -48,6 +50,8 @@ __all__ = [
     "round_robin_tables",
     "seats_due",
     "seats_of",
+    "secret_seed",
+    "seed_commitment",
     "standing_tables",
     "swiss_tables",
     "tournament_progress",

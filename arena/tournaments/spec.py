@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -35,6 +37,17 @@ class TournamentError(ValueError):
     """A tournament that cannot be run as asked; the one-line message says why."""
 
 
+def secret_seed() -> str:
+    """A fresh random seed text (128 bits): nobody can guess the deals of a tournament made with it."""
+    return secrets.token_hex(16)
+
+
+def seed_commitment(seed: str) -> str:
+    """SHA-256 (hex) of a tournament's seed text: shown from the start, so that the seed, shown once
+    the tournament has ended, can be checked to be the one its deals came from all along."""
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     """A tournament: who plays which game, in which format, how often.
@@ -47,6 +60,8 @@ class TournamentSpec:
     (`arena.match.seating`): each bot in every seat and after every other bot equally often;
     `seatings` (0: the whole design) plays each deal fewer times, consecutive deals taking
     consecutive slices of the design. `rated` results also change the game's ladder ratings.
+    `seed` decides every deal (`arena.match.local.match_seed`): left out, it is a fresh secret one,
+    for whoever knows it knows every hand of every match.
     """
 
     name: str
@@ -58,7 +73,7 @@ class TournamentSpec:
     duplicate: bool = False
     seatings: int = 0
     rated: bool = False
-    seed: str = "1"
+    seed: str = field(default_factory=secret_seed)
     hero: str = ""
     params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     """Game parameters besides the number of players, which is `table_size`, e.g. {"edition": "de"}."""

@@ -67,16 +67,18 @@ class CreateOwnerResponse(_message.Message):
     def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
-    __slots__ = ("name", "games", "language", "description")
+    __slots__ = ("name", "games", "language", "description", "accepts_invitations")
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTS_INVITATIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     games: _containers.RepeatedScalarFieldContainer[str]
     language: str
     description: str
-    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., language: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+    accepts_invitations: bool
+    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., language: _Optional[str] = ..., description: _Optional[str] = ..., accepts_invitations: _Optional[bool] = ...) -> None: ...
 
 class RegisterBotResponse(_message.Message):
     __slots__ = ("bot", "token")
@@ -98,8 +100,22 @@ class RotateBotTokenResponse(_message.Message):
     token: str
     def __init__(self, token: _Optional[str] = ...) -> None: ...
 
+class UpdateBotRequest(_message.Message):
+    __slots__ = ("name", "accepts_invitations")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTS_INVITATIONS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    accepts_invitations: bool
+    def __init__(self, name: _Optional[str] = ..., accepts_invitations: _Optional[bool] = ...) -> None: ...
+
+class UpdateBotResponse(_message.Message):
+    __slots__ = ("bot",)
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    bot: BotInfo
+    def __init__(self, bot: _Optional[_Union[BotInfo, _Mapping]] = ...) -> None: ...
+
 class BotInfo(_message.Message):
-    __slots__ = ("name", "owner", "kind", "language", "games", "description", "created_ms", "connected")
+    __slots__ = ("name", "owner", "kind", "language", "games", "description", "created_ms", "connected", "accepts_invitations")
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -108,6 +124,7 @@ class BotInfo(_message.Message):
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     CREATED_MS_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTS_INVITATIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     kind: BotKind
@@ -116,7 +133,8 @@ class BotInfo(_message.Message):
     description: str
     created_ms: int
     connected: bool
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., kind: _Optional[_Union[BotKind, str]] = ..., language: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., created_ms: _Optional[int] = ..., connected: _Optional[bool] = ...) -> None: ...
+    accepts_invitations: bool
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., kind: _Optional[_Union[BotKind, str]] = ..., language: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., created_ms: _Optional[int] = ..., connected: _Optional[bool] = ..., accepts_invitations: _Optional[bool] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
     __slots__ = ("owner",)
@@ -419,7 +437,7 @@ class HeadToHead(_message.Message):
     def __init__(self, first: _Optional[str] = ..., second: _Optional[str] = ..., deals: _Optional[int] = ..., advantage: _Optional[float] = ..., ci95: _Optional[float] = ..., established: _Optional[bool] = ...) -> None: ...
 
 class TournamentInfo(_message.Message):
-    __slots__ = ("spec", "done", "total", "finished_ms", "created_ms", "created_by", "standings", "score_name", "status", "due", "rerunning", "aborted", "cancelled", "aborted_matches", "waiting_for", "cancelled_ms", "cancelled_by", "head_to_head")
+    __slots__ = ("spec", "done", "total", "finished_ms", "created_ms", "created_by", "standings", "score_name", "status", "due", "rerunning", "aborted", "cancelled", "aborted_matches", "waiting_for", "cancelled_ms", "cancelled_by", "head_to_head", "seed_commitment")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     DONE_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
@@ -438,6 +456,7 @@ class TournamentInfo(_message.Message):
     CANCELLED_MS_FIELD_NUMBER: _ClassVar[int]
     CANCELLED_BY_FIELD_NUMBER: _ClassVar[int]
     HEAD_TO_HEAD_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     spec: TournamentSpec
     done: int
     total: int
@@ -456,7 +475,8 @@ class TournamentInfo(_message.Message):
     cancelled_ms: int
     cancelled_by: str
     head_to_head: _containers.RepeatedCompositeFieldContainer[HeadToHead]
-    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., finished_ms: _Optional[int] = ..., created_ms: _Optional[int] = ..., created_by: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[TournamentStanding, _Mapping]]] = ..., score_name: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., due: _Optional[int] = ..., rerunning: _Optional[int] = ..., aborted: _Optional[int] = ..., cancelled: _Optional[int] = ..., aborted_matches: _Optional[_Iterable[_Union[TournamentAbortedMatch, _Mapping]]] = ..., waiting_for: _Optional[_Iterable[str]] = ..., cancelled_ms: _Optional[int] = ..., cancelled_by: _Optional[str] = ..., head_to_head: _Optional[_Iterable[_Union[HeadToHead, _Mapping]]] = ...) -> None: ...
+    seed_commitment: str
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., finished_ms: _Optional[int] = ..., created_ms: _Optional[int] = ..., created_by: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[TournamentStanding, _Mapping]]] = ..., score_name: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., due: _Optional[int] = ..., rerunning: _Optional[int] = ..., aborted: _Optional[int] = ..., cancelled: _Optional[int] = ..., aborted_matches: _Optional[_Iterable[_Union[TournamentAbortedMatch, _Mapping]]] = ..., waiting_for: _Optional[_Iterable[str]] = ..., cancelled_ms: _Optional[int] = ..., cancelled_by: _Optional[str] = ..., head_to_head: _Optional[_Iterable[_Union[HeadToHead, _Mapping]]] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("spec",)

@@ -50,6 +50,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.RotateBotTokenRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__service__pb2.RotateBotTokenResponse.FromString,
                 _registered_method=True)
+        self.UpdateBot = channel.unary_unary(
+                '/arena.v1.ArenaService/UpdateBot',
+                request_serializer=arena_dot_v1_dot_arena__service__pb2.UpdateBotRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__service__pb2.UpdateBotResponse.FromString,
+                _registered_method=True)
         self.ListBots = channel.unary_unary(
                 '/arena.v1.ArenaService/ListBots',
                 request_serializer=arena_dot_v1_dot_arena__service__pb2.ListBotsRequest.SerializeToString,
@@ -157,6 +162,14 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateBot(self, request, context):
+        """Change a bot's settings (its owner's token): each field set in the request is changed, the
+        others stay. Returns the bot as it is now.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListBots(self, request, context):
         """List the registered bots (public).
         """
@@ -223,7 +236,10 @@ class ArenaServiceServicer:
     def CreateTournament(self, request, context):
         """Create a tournament and queue its matches on the work stream; any node runs them (admin or
         owner token). Entrants are registered bots, which must be connected while their matches
-        run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc".
+        run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc". An owner may
+        enter another owner's bot only if that bot accepts invitations (BotInfo) and may not choose
+        the seed (only the admin may): PERMISSION_DENIED; and may have at most 2,000 tournament
+        matches pending (not yet played) at once: RESOURCE_EXHAUSTED. Each with a one-line reason.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -298,6 +314,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.RotateBotToken,
                     request_deserializer=arena_dot_v1_dot_arena__service__pb2.RotateBotTokenRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__service__pb2.RotateBotTokenResponse.SerializeToString,
+            ),
+            'UpdateBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateBot,
+                    request_deserializer=arena_dot_v1_dot_arena__service__pb2.UpdateBotRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__service__pb2.UpdateBotResponse.SerializeToString,
             ),
             'ListBots': grpc.unary_unary_rpc_method_handler(
                     servicer.ListBots,
@@ -462,6 +483,33 @@ class ArenaService:
             '/arena.v1.ArenaService/RotateBotToken',
             arena_dot_v1_dot_arena__service__pb2.RotateBotTokenRequest.SerializeToString,
             arena_dot_v1_dot_arena__service__pb2.RotateBotTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/UpdateBot',
+            arena_dot_v1_dot_arena__service__pb2.UpdateBotRequest.SerializeToString,
+            arena_dot_v1_dot_arena__service__pb2.UpdateBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -42,6 +42,10 @@ class ArenaServiceStub:
     """Register a bot (owner token). Returns the bot's token, once."""
     RotateBotToken: _grpc.UnaryUnaryMultiCallable[_arena_service_pb2.RotateBotTokenRequest, _arena_service_pb2.RotateBotTokenResponse]
     """Replace a bot's token (its owner's token, or admin). Returns the new token, once."""
+    UpdateBot: _grpc.UnaryUnaryMultiCallable[_arena_service_pb2.UpdateBotRequest, _arena_service_pb2.UpdateBotResponse]
+    """Change a bot's settings (its owner's token): each field set in the request is changed, the
+    others stay. Returns the bot as it is now.
+    """
     ListBots: _grpc.UnaryUnaryMultiCallable[_arena_service_pb2.ListBotsRequest, _arena_service_pb2.ListBotsResponse]
     """List the registered bots (public)."""
     GetMatch: _grpc.UnaryUnaryMultiCallable[_arena_service_pb2.GetMatchRequest, _arena_service_pb2.GetMatchResponse]
@@ -63,7 +67,10 @@ class ArenaServiceStub:
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_arena_service_pb2.CreateTournamentRequest, _arena_service_pb2.CreateTournamentResponse]
     """Create a tournament and queue its matches on the work stream; any node runs them (admin or
     owner token). Entrants are registered bots, which must be connected while their matches
-    run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc".
+    run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc". An owner may
+    enter another owner's bot only if that bot accepts invitations (BotInfo) and may not choose
+    the seed (only the admin may): PERMISSION_DENIED; and may have at most 2,000 tournament
+    matches pending (not yet played) at once: RESOURCE_EXHAUSTED. Each with a one-line reason.
     """
     GetTournament: _grpc.UnaryUnaryMultiCallable[_arena_service_pb2.GetTournamentRequest, _arena_service_pb2.GetTournamentResponse]
     """A tournament: its spec, progress and standings so far (public)."""
@@ -102,6 +109,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Register a bot (owner token). Returns the bot's token, once."""
     RotateBotToken: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.RotateBotTokenRequest, _arena_service_pb2.RotateBotTokenResponse]  # type: ignore[assignment]
     """Replace a bot's token (its owner's token, or admin). Returns the new token, once."""
+    UpdateBot: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.UpdateBotRequest, _arena_service_pb2.UpdateBotResponse]  # type: ignore[assignment]
+    """Change a bot's settings (its owner's token): each field set in the request is changed, the
+    others stay. Returns the bot as it is now.
+    """
     ListBots: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.ListBotsRequest, _arena_service_pb2.ListBotsResponse]  # type: ignore[assignment]
     """List the registered bots (public)."""
     GetMatch: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.GetMatchRequest, _arena_service_pb2.GetMatchResponse]  # type: ignore[assignment]
@@ -123,7 +134,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     CreateTournament: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.CreateTournamentRequest, _arena_service_pb2.CreateTournamentResponse]  # type: ignore[assignment]
     """Create a tournament and queue its matches on the work stream; any node runs them (admin or
     owner token). Entrants are registered bots, which must be connected while their matches
-    run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc".
+    run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc". An owner may
+    enter another owner's bot only if that bot accepts invitations (BotInfo) and may not choose
+    the seed (only the admin may): PERMISSION_DENIED; and may have at most 2,000 tournament
+    matches pending (not yet played) at once: RESOURCE_EXHAUSTED. Each with a one-line reason.
     """
     GetTournament: _aio.UnaryUnaryMultiCallable[_arena_service_pb2.GetTournamentRequest, _arena_service_pb2.GetTournamentResponse]  # type: ignore[assignment]
     """A tournament: its spec, progress and standings so far (public)."""
@@ -177,6 +191,16 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_service_pb2.RotateBotTokenResponse, _abc.Awaitable[_arena_service_pb2.RotateBotTokenResponse]]:
         """Replace a bot's token (its owner's token, or admin). Returns the new token, once."""
+
+    @_abc_1.abstractmethod
+    def UpdateBot(
+        self,
+        request: _arena_service_pb2.UpdateBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_service_pb2.UpdateBotResponse, _abc.Awaitable[_arena_service_pb2.UpdateBotResponse]]:
+        """Change a bot's settings (its owner's token): each field set in the request is changed, the
+        others stay. Returns the bot as it is now.
+        """
 
     @_abc_1.abstractmethod
     def ListBots(
@@ -258,7 +282,10 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_arena_service_pb2.CreateTournamentResponse, _abc.Awaitable[_arena_service_pb2.CreateTournamentResponse]]:
         """Create a tournament and queue its matches on the work stream; any node runs them (admin or
         owner token). Entrants are registered bots, which must be connected while their matches
-        run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc".
+        run, or the built-in bots "builtin:random", "builtin:heuristic", "builtin:mc". An owner may
+        enter another owner's bot only if that bot accepts invitations (BotInfo) and may not choose
+        the seed (only the admin may): PERMISSION_DENIED; and may have at most 2,000 tournament
+        matches pending (not yet played) at once: RESOURCE_EXHAUSTED. Each with a one-line reason.
         """
 
     @_abc_1.abstractmethod

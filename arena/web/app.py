@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,22 +13,22 @@ from typing import Annotated, Any
 import uvicorn
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from arena.node.fds import FdBudget
 from arena.web import data
 from arena.web.data import MAX_LIMIT, NotFoundError, WebData
+from arena.web.feeds import LiveStreams
+from arena.web.guard import Connections, WebLimits, guarded_protocol
 
 STATIC = Path(__file__).parent / "static"
 SHUTDOWN_GRACE = 1
 """Seconds open HTTP connections get to finish when the server stops."""
 
 STREAM_INTERVAL = {"match": 0.25, "tournament": 1.0}
-"""Seconds between reads of a streamed page's data: a change is sent within that long."""
-HEARTBEAT = 15.0
-"""Seconds of silence after which a stream sends a comment, so that proxies keep it open."""
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+"""Seconds between reads of a streamed page's data (once for all its streams): a change is sent within that long."""
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"How many rows, 1 to {MAX_LIMIT}.")]
 
@@ -38,8 +37,9 @@ class WebUnavailable(RuntimeError):
     """The web UI cannot listen where it was asked to; the message says where and why."""
 
 
-def create_app(source: WebData) -> FastAPI:
+def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
     """The API under /api (described at /api/openapi.json) and the pages under /."""
+    live = streams or LiveStreams(WebLimits())
     app = FastAPI(
         title="Thirteen Arena",
         summary="Read-only JSON API of the arena: leaderboards, bots, matches and replays, tournaments.",
@@ -107,9 +107,10 @@ def create_app(source: WebData) -> FastAPI:
         return await source.match(match_id)
 
     @app.get("/api/matches/{match_id}/stream", tags=["matches"], response_class=StreamingResponse)
-    async def match_stream(match_id: str, request: Request) -> StreamingResponse:
+    async def match_stream(match_id: str) -> Response:
         """Server-Sent Events: an `update` with the match as `/api/matches/{id}` gives it while it runs
-        (the public view only) each time it changes, then `end` with its summary once it has ended."""
+        (the public view only) each time it changes, then `end` with its summary once it has ended.
+        An address may hold a few streams at once (429 past them, 503 when the node has no more)."""
         await source.match(match_id, replay=False)  # an unknown match is a 404, before the stream starts
 
         def ended(shown: dict[str, Any]) -> bool:
@@ -118,7 +119,7 @@ def create_app(source: WebData) -> FastAPI:
         async def read() -> dict[str, Any]:
             return await source.match(match_id, replay=False)
 
-        return stream(request, read, ended, STREAM_INTERVAL["match"])
+        return live.response(f"match {match_id}", read, ended, STREAM_INTERVAL["match"])
 
     @app.get("/api/tournaments", tags=["tournaments"])
     async def tournaments(limit: Limit = 50) -> dict[str, Any]:
@@ -139,48 +140,22 @@ def create_app(source: WebData) -> FastAPI:
         return await source.tournament(name)
 
     @app.get("/api/tournaments/{name}/stream", tags=["tournaments"], response_class=StreamingResponse)
-    async def tournament_stream(name: str, request: Request) -> StreamingResponse:
+    async def tournament_stream(name: str) -> Response:
         """Server-Sent Events: an `update` with the tournament as `/api/tournaments/{name}` gives it (with
-        `playing`, the matches being played) each time it changes, then `end` once it has finished."""
+        `playing`, the matches being played) each time it changes, then `end` once it has finished.
+        An address may hold a few streams at once (429 past them, 503 when the node has no more)."""
         await source.tournament(name)
 
         def ended(shown: dict[str, Any]) -> bool:
             return bool(shown["finished_ms"] or shown["cancelled_ms"])
 
-        return stream(request, lambda: source.tournament(name), ended, STREAM_INTERVAL["tournament"])
+        async def read() -> dict[str, Any]:
+            return await source.tournament(name)
+
+        return live.response(f"tournament {name}", read, ended, STREAM_INTERVAL["tournament"])
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
-
-
-def stream(
-    request: Request,
-    read: Callable[[], Awaitable[dict[str, Any]]],
-    ended: Callable[[dict[str, Any]], bool],
-    interval: float,
-) -> StreamingResponse:
-    """A Server-Sent Events response: `read` every `interval` seconds, sent as an `update` when it
-    changed; once `ended` says so, the last one goes as `end` and the stream closes."""
-
-    async def events() -> AsyncIterator[str]:
-        sent = ""
-        quiet = 0.0
-        while not await request.is_disconnected():
-            shown = await read()
-            text = json.dumps(shown, separators=(",", ":"))
-            if ended(shown):
-                yield f"event: end\ndata: {text}\n\n"
-                return
-            if text != sent:
-                yield f"event: update\ndata: {text}\n\n"
-                sent, quiet = text, 0.0
-            elif quiet >= HEARTBEAT:
-                yield ": still here\n\n"
-                quiet = 0.0
-            await asyncio.sleep(interval)
-            quiet += interval
-
-    return StreamingResponse(events(), media_type="text/event-stream", headers=STREAM_HEADERS)
 
 
 async def _not_found(request: Request, error: Exception) -> JSONResponse:
@@ -221,14 +196,20 @@ class WebServer:
     port: int
     server: uvicorn.Server
     task: asyncio.Task[None]
+    connections: Connections
+    streams: LiveStreams
 
     async def stop(self) -> None:
         self.server.should_exit = True
         await self.task
+        self.streams.feeds.stop()
 
 
-async def start_web(source: WebData, host: str, port: int) -> WebServer:
-    """Serve the web UI on host:port (0: any free port) in the running event loop."""
+async def start_web(
+    source: WebData, host: str, port: int, limits: WebLimits | None = None, fds: FdBudget | None = None
+) -> WebServer:
+    """Serve the web UI on host:port (0: any free port) in the running event loop, within `limits`."""
+    limits = limits or WebLimits()
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # With the protocol named, asyncio sets TCP_NODELAY on every accepted connection: without it a
     # small response (headers and body written apart) waits some 40 ms for a delayed ACK.
@@ -240,8 +221,16 @@ async def start_web(source: WebData, host: str, port: int) -> WebServer:
         listener.close()
         raise WebUnavailable(f"cannot serve the web UI on {host}:{port}: {error.strerror}") from None
     bound: int = listener.getsockname()[1]
+    connections = Connections(limits, fds)
+    streams = LiveStreams(limits, fds)
     config = uvicorn.Config(
-        create_app(source), log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=SHUTDOWN_GRACE
+        create_app(source, streams),
+        http=guarded_protocol(connections),
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        timeout_keep_alive=int(limits.keep_alive),
     )
     server = _EmbeddedServer(config)
     task = asyncio.create_task(server.serve(sockets=[listener]), name="web")
@@ -251,4 +240,4 @@ async def start_web(source: WebData, host: str, port: int) -> WebServer:
             raise WebUnavailable(f"the web UI on {host}:{port} stopped while starting")
         await asyncio.sleep(0.01)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
-    return WebServer(f"http://{shown}:{bound}/", bound, server, task)
+    return WebServer(f"http://{shown}:{bound}/", bound, server, task, connections, streams)

@@ -16,14 +16,14 @@ from starlette.exceptions import HTTPException
 from arena.bots import BOTS
 from arena.games import Game, Termination, game_names, kit_of, make_game
 from arena.node.matches import BUILTIN_PREFIX, MatchHost, public_record
-from arena.node.tournaments import TournamentView, tournament_view
+from arena.node.tournaments import TournamentView, seed_shown, tournament_view
 from arena.store import CorruptReplay, MatchRecord, Store
 from arena.store.hosted import HostedStore
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.store import BotKind
 from arena.store.tournaments import TournamentState, TournamentStore
 from arena.store.work import WorkQueue
-from arena.tournaments.spec import TournamentSpec
+from arena.tournaments.spec import TournamentSpec, seed_commitment
 from arena.wire import convert
 
 MAX_LIMIT = 500
@@ -284,6 +284,13 @@ class WebData:
             elsewhere = await self._live_from_events(record)
             if elsewhere is not None:
                 shown["live"] = elsewhere
+        elif stored is not None and replay and await self.tournaments.sealed(record.tournament_id):
+            # Its deal is still to be played at another table: the public record only, as while it ran.
+            shown["replay"] = public_record(stored)
+            shown["sealed"] = (
+                f"hands and seed are shown once tournament {record.tournament_id} has ended: its other tables "
+                "play the same deal"
+            )
         elif stored is not None and replay:
             shown["replay"] = stored
             shown["frames"] = self._replay_frames(match_id, stored)
@@ -381,9 +388,15 @@ def builtin_bot(policy: str) -> dict[str, Any]:
 
 
 def tournament_header(state: TournamentState) -> dict[str, Any]:
+    """What a tournament is and who made it; the seed only once it has ended (`seed_shown`: the web
+    has no admin), its commitment always."""
     game = state.spec.build_game()
+    spec = state.spec.to_dict()
+    if not seed_shown(state, admin=False):
+        spec["seed"] = ""
     return {
-        "spec": state.spec.to_dict(),
+        "spec": spec,
+        "seed_commitment": seed_commitment(state.spec.seed),
         "created_by": state.created_by,
         "created_ms": state.created_ms,
         "finished_ms": state.finished_ms,

@@ -556,7 +556,7 @@ class Drill:
             await asyncio.sleep(0.05)
 
     async def holders(self) -> dict[str, str]:
-        """Match id -> the node (consumer) holding its order now."""
+        """Match id -> the node holding its order now (by name: its consumer is `NAME#INCARNATION`)."""
         pending: Any = await self.redis_client.xpending_range(keys.WORK, keys.WORK_GROUP, "-", "+", 100_000)
         found = {}
         for entry in pending:
@@ -566,7 +566,7 @@ class Drill:
                 for _, fields in read:
                     self._entries[entry_id] = json.loads(fields[b"order"])["match_id"]
             if entry_id in self._entries:
-                found[self._entries[entry_id]] = _text(entry["consumer"])
+                found[self._entries[entry_id]] = _text(entry["consumer"]).split("#")[0]
         return found
 
     async def under_way(self, nodes: Sequence[Node]) -> dict[str, int]:

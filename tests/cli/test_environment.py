@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,8 +13,6 @@ import pytest
 
 from arena.cli import app
 from arena.cli.options import EnvOption
-
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def arena(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -101,12 +98,12 @@ def test_every_option_read_from_the_environment_can_name_its_variable() -> None:
     assert plain == []
 
 
-def test_readme_lists_every_environment_variable_the_commands_read() -> None:
-    """README's table of environment variables has a row for each variable an option reads."""
-    read = set()
-    for _, parameter in every_option(app):
+def test_every_variable_an_option_reads_is_named_in_its_help() -> None:
+    """`--help` is where the variables are listed (README points there): each option says its variable."""
+    unnamed = []
+    for command, parameter in every_option(app):
         envvar = parameter.envvar
-        read |= {envvar} if isinstance(envvar, str) else set(envvar or ())
-    section = README.read_text().split("### Environment variables", 1)[1].split("\n#", 1)[0]
-    rows = set(re.findall(r"^\| `(ARENA_[A-Z_]+)`", section, flags=re.MULTILINE))
-    assert read and read - rows == set()
+        names = {envvar} if isinstance(envvar, str) else set(envvar or ())
+        help_text = getattr(parameter, "help", "") or ""
+        unnamed += [f"{command} {parameter.opts[0]}: {name}" for name in sorted(names) if name not in help_text]
+    assert unnamed == []

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 import pytest_asyncio
 
 from arena.hosted.package import pack
@@ -79,3 +80,17 @@ def host_processes() -> list[HostProcess]:
         if not fields["State"].strip().startswith("Z"):
             found.append(HostProcess(int(status.parent.name), int(fields["PPid"]), int(fields["Uid"].split()[0])))
     return found
+
+
+WITHOUT_SANDBOX = frozenset(
+    {"test_package.py", "test_unpacker.py", "test_spawn.py", "test_unconfined.py", "test_refusal.py"}
+)
+"""The files of tests/hosted that run no sandbox (the reader, packing, starting processes, refusing without one)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every other test here launches bots in the sandbox: it needs bubblewrap and root (tests/conftest.py)."""
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.parent == HERE and path.name not in WITHOUT_SANDBOX:
+            item.add_marker(pytest.mark.sandbox)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 
 import pytest
@@ -13,7 +12,7 @@ from arena.hosted.cgroups import GroupLimits
 
 pytestmark = [
     pytest.mark.asyncio,
-    pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root"),
+    pytest.mark.sandbox,
 ]
 LIMITS = GroupLimits(memory_bytes=256 << 20, cpu_cores=0.5, processes=16)
 

@@ -25,7 +25,7 @@ PROBE = (
 LEAST = ("setuid", "setgid", "chown", "kill", "sys_admin", "dac_override")
 """The capabilities README names as all a node needs to run hosted bots (a container's cap_add)."""
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root")
+pytestmark = pytest.mark.sandbox
 
 
 def probe(*prefix: str, env: dict[str, str] | None = None) -> str:

@@ -39,7 +39,7 @@ def sandboxed_processes(ancestor: int | None = None) -> dict[int, int]:
     return {p.pid: p.uid for p in processes if p.uid in UIDS and (ancestor is None or descends(p.pid))}
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root")
+@pytest.mark.sandbox
 def test_killing_the_node_kills_its_hosted_bots(redis_url: str, tmp_path: Path) -> None:
     port = free_port()
     node = subprocess.Popen(

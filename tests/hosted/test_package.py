@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 from pathlib import Path
 
 import pytest
 
-from arena.hosted.package import PackageError, inspect, pack, unpack
+from arena.hosted.package import PackageError, pack
+from arena.hosted.unpacker import Refused, unpack
 from arena.ratings import RatingModel
 from arena.ratings.model import Rating
 from tests.hosted.conftest import misbehaving
@@ -22,7 +24,11 @@ def test_packing_is_deterministic_and_round_trips(tmp_path: Path) -> None:
     assert one.data == two.data and one.sha256 == two.sha256 and one.files == 2
     target = tmp_path / "out"
     target.mkdir()
-    unpack(one.data, target)
+    folder_fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        unpack(io.BytesIO(one.data).read, folder_fd)
+    finally:
+        os.close(folder_fd)
     assert sorted(path.name for path in target.iterdir()) == ["behaviour.txt", "bot.py"]
 
 
@@ -43,11 +49,14 @@ def test_unpacking_refuses_paths_that_leave_the_folder(tmp_path: Path) -> None:
         info = tarfile.TarInfo("../escape.txt")
         info.size = 2
         archive.addfile(info, io.BytesIO(b"hi"))
-    inspect(buffer.getvalue())
     target = tmp_path / "out"
     target.mkdir()
-    with pytest.raises(PackageError, match="cannot be unpacked safely"):
-        unpack(buffer.getvalue(), target)
+    folder_fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with pytest.raises(Refused, match=r"the package member '\.\./escape\.txt' has '\.\.' in its path"):
+            unpack(io.BytesIO(buffer.getvalue()).read, folder_fd)
+    finally:
+        os.close(folder_fd)
     assert not (tmp_path / "escape.txt").exists()
 
 

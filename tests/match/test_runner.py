@@ -18,6 +18,7 @@ from arena.match import (
     MoveRequest,
     Seat,
     SeatGone,
+    SeatTimeout,
     final_ranks,
 )
 
@@ -131,3 +132,27 @@ def test_forfeited_seats_share_the_last_rank() -> None:
     assert final_ranks([10, 5, 7, 1], forfeited=[3]) == (3, 1, 2, 4)
     assert final_ranks([10, 5, 7, 1], forfeited=[1, 3]) == (2, 3, 1, 3)
     assert final_ranks([4, 4, 9], forfeited=[]) == (1, 1, 3)
+
+
+@dataclass
+class LateThroughAnOutage(Seat):
+    """A relayed seat's shape: it says "late" itself, and telling it of the strike takes a while with
+    the store away, which it reports as time lost (`move.pause`) after the answer's deadline is settled."""
+
+    name: str
+    rejections: list[str] = field(default_factory=list)
+
+    async def request(self, move: MoveRequest) -> Action:
+        raise SeatTimeout("no answer within the time left")
+
+    async def reject(self, move: MoveRequest, reason: str) -> None:
+        move.pause(0.05)
+        self.rejections.append(reason)
+
+
+def test_time_lost_while_telling_a_late_seat_of_its_strike_leaves_the_match_running() -> None:
+    game = make_game("friday13", players=3)
+    late = LateThroughAnOutage("relayed")
+    result = run(game, [late, builtin("random"), builtin("heuristic")], clock=Clock(0.2, 0.0))
+    assert result.termination == "forfeit" and result.forfeited == (0,)
+    assert len(late.rejections) == MAX_STRIKES

@@ -47,3 +47,21 @@ async def test_a_match_created_on_one_node_seats_a_bot_connected_to_another(redi
                 metadata=bearer(ADMIN),
             )
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+async def test_a_match_played_on_another_node_is_watched_move_by_move_without_hidden_cards(redis_url: str) -> None:
+    async with contextlib.AsyncExitStack() as nodes:
+        first = await nodes.enter_async_context(start_arena(redis_url, work=WorkConfig(node="first")))
+        second = await nodes.enter_async_context(start_arena(redis_url, work=WorkConfig(node="second")))
+        # The Monte Carlo bot thinks a while over each move: the match lasts long enough to be watched.
+        match_id = await first.create_match("friday13", ["builtin:mc", "builtin:random", "builtin:random"])
+        host, watcher = (first, second) if match_id in first.server.host.live else (second, first)
+        assert match_id in host.server.host.live, "the match was started, by one node or the other"
+        updates = [update async for update in watcher.api.WatchMatch(api_pb.WatchMatchRequest(match_id=match_id))]
+        assert updates[-1].ended and updates[-1].match.ended_ms
+        assert len(updates) >= 3, "moves arrive while the match runs, not only its end"
+        summary, record = await watcher.finished(match_id)
+        for update in updates[:-1]:
+            assert update.public_view.WhichOneof("game") == "cards" and not update.ended
+            assert not update.public_view.cards.hand, "a spectator sees no hand"
+        assert summary.termination == pb.TERMINATION_NORMAL and record["seed"]

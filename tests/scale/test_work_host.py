@@ -14,7 +14,7 @@ from arena.node.tournaments import TournamentProgress, create_tournament, live_t
 from arena.node.work import WorkConfig, submit_match
 from arena.store import MatchRecord, keys
 from arena.store.tournaments import TournamentStore
-from arena.store.work import MatchOrder, WorkQueue
+from arena.store.work import EventBatch, MatchOrder, WorkQueue
 from arena.tournaments import TournamentFormat, TournamentSpec
 from tests.server.conftest import Arena, RandomBot, start_arena
 
@@ -69,9 +69,10 @@ async def test_a_dead_nodes_match_is_taken_over_and_resumed_from_its_events(redi
         action = state.legal_actions()[-1]
         played.append(action)
         state.apply(action)
-    await dead.started(MatchRecord(order.match_id, "friday13", {"players": 3}, list(order.seats), 1), order.seed, True)
-    await dead.append_events({order.match_id: played[:4]}, {order.match_id: 0})
-    await dead.append_events({order.match_id: played[4:]}, {order.match_id: 4})
+    listed = MatchRecord(order.match_id, "friday13", {"players": 3}, list(order.seats), 1)
+    await dead.started(delivery, listed, order.seed, True)
+    await dead.append_events({order.match_id: EventBatch(delivery.entry_id, delivery.token, 0, played[:4])})
+    await dead.append_events({order.match_id: EventBatch(delivery.entry_id, delivery.token, 4, played[4:])})
     try:
         async with start_arena(redis_url, work=FAST) as arena:
             record = await wait_result(arena, order.match_id)
@@ -94,7 +95,7 @@ async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_e
         spec = TournamentSpec(
             "swiss-1", "friday13", entrants, format=TournamentFormat.SWISS, table_size=3, rounds=3, seed="s"
         )
-        await create_tournament(store, spec, "admin")
+        await create_tournament(store, spec, "admin", admin=True)
         tournaments = TournamentStore(store.redis)
         for _ in range(600):
             state = await tournaments.get("swiss-1")

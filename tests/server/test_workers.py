@@ -133,17 +133,17 @@ async def register(address: str, names: list[str]) -> dict[str, str]:
 
 
 async def holders(redis: Redis) -> set[str]:
-    """The consumers (workers) holding match orders now."""
+    """The workers holding match orders now (their consumer names are `NAME#INCARNATION`)."""
     pending: Any = await redis.xpending_range(keys.WORK, keys.WORK_GROUP, "-", "+", 100)
-    return {entry["consumer"].decode() for entry in pending}
+    return {entry["consumer"].decode().split("#")[0] for entry in pending}
 
 
 async def presence(redis: Redis, bots: list[str]) -> dict[str, set[str]]:
-    """Bot -> the workers serving a session of it, as stated in Redis."""
+    """Bot -> the workers serving a session of it, as stated in Redis (by incarnation: `NAME#INCARNATION`)."""
     found: dict[str, set[str]] = {}
     for bot in bots:
         entries = await redis.hgetall(keys.presence(bot))
-        found[bot] = {json.loads(value)["node"] for value in entries.values()}
+        found[bot] = {json.loads(value)["node"].split("#")[0] for value in entries.values()}
     return found
 
 
@@ -360,7 +360,7 @@ def test_the_workers_die_with_a_killed_supervisor(redis_url: str) -> None:
         assert wait_gone(workers) == set(), "workers outlived their supervisor"
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs a node running as root")
+@pytest.mark.sandbox
 def test_stopping_the_supervisor_stops_the_hosted_bots_of_its_workers(redis_url: str, tmp_path: Path) -> None:
     # Imported here: at the top, test_node_death's own test would be collected in this module too.
     from tests.hosted.conftest import misbehaving

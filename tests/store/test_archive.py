@@ -230,18 +230,24 @@ async def test_an_archived_match_this_node_cannot_read_is_one_clear_line(redis: 
 async def test_getmatch_the_web_api_and_the_work_path_serve_archived_matches(redis_url: str, tmp_path: Path) -> None:
     friday = await played("friday13", ("heuristic", "random", "random", "heuristic"), 4, players=4)
     config = RetentionConfig(days=30, archive_dir=tmp_path / "shared", every=3600)
+    # A work match whose result the work stream stored (the path tournaments and the ladder take), played
+    # before the arena starts, so that its work host does not take the order.
+    redis = Redis.from_url(redis_url)
+    queue = WorkQueue(redis, "earlier-node#1")
+    await queue.ensure_group()
+    await queue.submit([MatchOrder("m000003", "friday13", {"players": 4}, tuple(friday["seats"]), "00" * 16)])
+    (delivery,) = await queue.read(1, block_ms=100)
+    record = MatchRecord("m000003", "friday13", {"players": 4}, list(friday["seats"]), OLD + 2)
+    await queue.started(delivery, record, delivery.order.seed, fresh=True)
+    record.termination, record.ended_ms = Termination.NORMAL, OLD + 3
+    result = ResultRecord("m000003", tuple(friday["seats"]), (1, 2, 3, 4), (1, 2, 3, 4), Termination.NORMAL)
+    assert await queue.store_result(delivery, record, friday, result)
+    await queue.ack(delivery)
+    await redis.aclose()
     async with start_arena(redis_url, retention=config, data_dir=tmp_path / "data") as arena:
         store = arena.server.store
         await store_match(store, "m000001", OLD, friday)
         await store_match(store, "m000002", OLD + 1, None)
-        # A work match whose result the work stream stored (the path tournaments and the ladder take).
-        queue = WorkQueue(store.redis)
-        order = MatchOrder("m000003", "friday13", {"players": 4}, tuple(friday["seats"]), "00" * 16)
-        record = MatchRecord("m000003", "friday13", {"players": 4}, list(friday["seats"]), OLD + 2)
-        await queue.started(record, order.seed, fresh=True)
-        record.termination, record.ended_ms = Termination.NORMAL, OLD + 3
-        result = ResultRecord("m000003", tuple(friday["seats"]), (1, 2, 3, 4), (1, 2, 3, 4), Termination.NORMAL)
-        assert await queue.store_result(order, record, friday, result)
         assert store.archive is not None
         moved = await Retention(store.redis, store.archive, config).run_once(NOW)
         assert moved is not None and moved.archived == 3

@@ -13,6 +13,7 @@ from arena.node.relay import Relay
 from arena.node.sessions import Limits, SessionRegistry
 from arena.store import keys
 from arena.store.relay import (
+    INBOX_TTL_MS,
     Answer,
     Gone,
     Post,
@@ -172,3 +173,20 @@ async def test_presence_names_sessions_on_other_living_nodes_only(redis: Redis) 
     assert await store.sessions_elsewhere(["ann"], "node-a") == {}, "a node's own sessions are not elsewhere"
     await store.refresh("node-a", {"s-a": "ann"}, [])
     assert await store.sessions_elsewhere(["ann"], "node-c") == {}
+
+
+@pytest.mark.asyncio
+async def test_an_inbox_keeps_only_what_is_not_delivered_and_goes_with_its_session(redis: Redis) -> None:
+    store = RelayStore(redis)
+    await store.refresh("node-a", {}, [("s-a", "ann", {"friday13"})])
+    await store.post("s-a", Post(PostKind.START, "m1", 0, 1, "node-b", MESSAGES[PostKind.START]))
+    for number in range(2, 4):
+        await store.post("s-a", Post(PostKind.ERROR, "m1", 0, number, "node-b", MESSAGES[PostKind.ERROR]))
+    inbox = keys.session_inbox("s-a")
+    assert 0 < await redis.pttl(inbox) <= INBOX_TTL_MS, "an inbox nobody serves any more expires"
+    read = await store.read_inboxes({"s-a": "0-0"}, block_ms=10)
+    assert len(read) == 3
+    await store.delivered({"s-a": read[1].entry_id})
+    assert await redis.xlen(inbox) == 2, "what was delivered before the last entry read is gone"
+    await store.refresh("node-a", {"s-a": "ann"}, [])
+    assert not await redis.exists(inbox), "the session ended: its inbox goes"

@@ -165,12 +165,14 @@ async def test_a_replay_stored_as_json_text_by_an_older_arena_still_reads(redis:
 
 async def test_the_work_streams_result_script_stores_the_small_form(redis: Redis) -> None:
     work = WorkQueue(redis, "node-a")
+    await work.ensure_group()
     replay = await played("friday13", ("heuristic",) * 4, 6, players=4)
     seats = tuple(replay["seats"])
-    order = MatchOrder("m7", "friday13", {"players": 4}, seats, replay["seed"])
+    await work.submit([MatchOrder("m7", "friday13", {"players": 4}, seats, replay["seed"])])
+    (delivery,) = await work.read(1, block_ms=100)
     record = MatchRecord("m7", "friday13", {"players": 4}, list(seats), 1_000, termination=Termination.NORMAL)
     result = ResultRecord("m7", seats, tuple(replay["scores"]), tuple(replay["ranks"]), Termination.NORMAL)
-    assert await work.store_result(order, record, replay, result)
+    assert await work.store_result(delivery, record, replay, result)
     raw = await redis.hget(keys.match("m7"), "replay")
     assert raw is not None and raw[:1] == REPLAY_FORM
     found = await Store(redis).get_match("m7")

@@ -38,7 +38,6 @@ def spec(name: str, entrants: list[str], **fields: Any) -> api_pb.TournamentSpec
         entrants=entrants,
         table_size=3,
         format=api_pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
-        seed=name,
         **fields,
     )
 

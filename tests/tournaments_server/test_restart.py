@@ -28,7 +28,7 @@ def config(data: Path) -> ServerConfig:
 async def test_a_tournament_stopped_midway_finishes_after_a_restart_with_each_match_once(tmp_path: Path) -> None:
     spec = TournamentSpec("restart", "friday13", ENTRANTS, table_size=3, rounds=2, duplicate=True, rated=True, seed="r")
     async with open_redis(None, tmp_path) as redis, running(config(tmp_path), redis) as arena:
-        await create_tournament(arena.store, spec, "admin")
+        await create_tournament(arena.store, spec, "admin", admin=True)
         tournaments = TournamentStore(redis)
 
         async def one_stored() -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import shutil
 import threading
 import urllib.error
@@ -28,6 +27,7 @@ from arena.node.work import WorkConfig
 from arena.store.hosted import HostedStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
+from tests.conftest import unavailable
 from tests.server.conftest import ADMIN, Arena, RandomBot, RawBot, bearer, start_arena
 
 T = TypeVar("T")
@@ -171,11 +171,16 @@ def chromium() -> str:
     """Debian's chromium; missing, the browser tests fail in CI and are skipped (with the reason) elsewhere."""
     found = shutil.which("chromium")
     if found is None:
-        message = "chromium is not installed: scripts/test.sh installs it with apt-get (apt-get install chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable("chromium is not installed: scripts/test.sh installs it with apt-get (apt-get install chromium)")
+    assert found is not None
     return found
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that opens a page needs chromium (tests/conftest.py: in CI its absence stops the run at once)."""
+    for item in items:
+        if {"browser", "chromium"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 page's game, winners and ends in words, a bot's own results, rivals, rating points and hosted
 versions, linkable replay steps, tournament winners and paths, and the layout at desktop and phone
 widths (no clipped cell, wide tables scroll in their own box). The main pages' screenshots at both
-sizes go to docs/gallery/, which README's "Web UI" section shows."""
+sizes go to docs/gallery/, which docs/WEB.md shows."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ __all__ = ["page"]
 """The browser tests' page fixture, used here as it is."""
 
 GALLERY = Path(__file__).resolve().parents[2] / "docs" / "gallery"
-"""README's gallery: the layout test writes its screenshots there only when ARENA_GALLERY=1 (so that
+"""docs/WEB.md's gallery: the layout test writes its screenshots there only when ARENA_GALLERY=1 (so that
 a test run leaves the tree as it was), else to a temporary folder."""
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 SIZES = {"desktop": LAPTOP, "phone": PHONE}

@@ -275,6 +275,10 @@ async function matchPage(id, params = new URLSearchParams()) {
     });
     return;
   }
+  if (data.sealed) {
+    show(heading, facts, h("p", {}, `Ended. Its replay is held back: ${data.sealed}.`));
+    return;
+  }
   if (!data.replay) {
     show(heading, facts, h("p", {}, m.running
       ? "This match runs on another arena node; its replay appears here when it ends."

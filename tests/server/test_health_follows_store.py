@@ -1,0 +1,88 @@
+"""The gRPC health status follows the store: NOT_SERVING while Redis is away, SERVING once it is back."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.server import health
+from tests.conftest import free_port, redis_server_binary
+from tests.server.conftest import start_arena
+
+pytestmark = pytest.mark.asyncio
+
+
+class OwnRedis:
+    """A Redis of this test's own, which it can stop and start again on the same port."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port, self.folder = free_port(), folder
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--dir",
+             str(self.folder)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        with redis.Redis(port=self.port) as client:
+            while True:
+                try:
+                    client.ping()
+                    return
+                except redis.ConnectionError:
+                    assert time.monotonic() < deadline and self.process.poll() is None, "redis-server did not start"
+                    time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    server = OwnRedis(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+async def status_becomes(stub: health_pb2_grpc.HealthStub, wanted: int, within: float) -> float:
+    """Seconds until the server's overall status is `wanted`; fails after `within`."""
+    started = time.monotonic()
+    while True:
+        reply = await stub.Check(health_pb2.HealthCheckRequest(service=""))
+        if reply.status == wanted:
+            return time.monotonic() - started
+        assert time.monotonic() - started < within, f"health stayed {reply.status}, not {wanted}"
+        await asyncio.sleep(0.05)
+
+
+async def test_health_is_not_serving_while_redis_is_away_and_serving_once_it_is_back(own_redis: OwnRedis) -> None:
+    # A status change is seen within one PING interval plus one PING timeout, plus room for a busy machine.
+    within = health.INTERVAL + health.TIMEOUT + 10
+    async with start_arena(own_redis.url) as arena:
+        stub = health_pb2_grpc.HealthStub(grpc.aio.insecure_channel(arena.address))
+        assert (await stub.Check(health_pb2.HealthCheckRequest(service=""))).status == health.SERVING
+        own_redis.stop()
+        await status_becomes(stub, health.NOT_SERVING, within)
+        reply = await stub.Check(health_pb2.HealthCheckRequest(service="arena.v1.BotService"))
+        assert reply.status == health.NOT_SERVING
+        own_redis.start()
+        await status_becomes(stub, health.SERVING, within)
