@@ -43,15 +43,18 @@ class Match(TypedDict):
 
 def decisions(game_name: str, players: int, deal: int, samples: int | None, limit: float | None) -> Match:
     """One match of deal number `deal`."""
+    import arena
     from arena.bots import make_bot
     from arena.bots.base import StaticTurn
     from arena.bots.montecarlo import MonteCarloBot
     from arena.games import make_game
 
-    try:
+    # A version from before the engine could be compiled has no arena/compiled.py. Importing it
+    # there could find another checkout's (an editable install's finder answers for any module
+    # of `arena` the checkout lacks), which would speak of that checkout's build.
+    STATUS = "plain Python"
+    if (Path(arena.__file__).parent / "compiled.py").exists():
         from arena.compiled import STATUS
-    except ImportError:  # a version from before the engine could be compiled
-        STATUS = "plain Python"
     game = make_game(game_name, players=players)
     mc = MonteCarloBot(game, 0, seed=deal) if samples is None else MonteCarloBot(game, 0, seed=deal, samples=samples)
     if limit is not None:
