@@ -137,7 +137,7 @@ function rivalsTable(rivals) {
     [["Opponent"], ["Matches", "num"], ["Wins", "num"], ["Losses", "num"], ["Mean rank difference", "num"]],
     rivals.map((r) => h("tr", { "data-opponent": r.opponent }, h("td", {}, botLink(r.opponent)),
       h("td", { class: "num" }, r.matches), h("td", { class: "num" }, r.wins), h("td", { class: "num" }, r.losses),
-      h("td", { class: "num" }, signed(r.mean_rank_difference))))));
+      h("td", { class: "num" }, signed(r.mean_rank_difference)))), { stack: true }));
 }
 
 function ratingPlot(game, history) {
@@ -213,7 +213,7 @@ function matchTable(matches, caption, own = null) {
   matches.map((m) => h("tr", { "data-match": m.match_id },
     h("td", {}, matchLink(m.match_id)), h("td", {}, m.game), seatsCell(m), h("td", { class: "result" }, result(m)),
     own ? mine(m) : null,
-    h("td", { class: "hide-narrow" }, m.tournament_id ? h("a", { href: `#/tournaments/${encodeURIComponent(m.tournament_id)}` }, m.tournament_id) : "–"),
+    h("td", { class: "hide-narrow" }, m.tournament_id ? h("a", { class: "name", href: `#/tournaments/${encodeURIComponent(m.tournament_id)}` }, m.tournament_id) : "–"),
     h("td", { class: "hide-narrow nowrap" }, when(m.started_ms)))), { stack: true });
 }
 
@@ -419,7 +419,7 @@ async function tournamentPage(name) {
           h("td", { class: "hide-narrow" }, interval(r)), h("td", { class: "num" }, r.wins),
           h("td", { class: "num" }, fmt(r.mean_rank)),
           h("td", { class: "num" }, r.mu === undefined || r.mu === null ? "–" : `${fmt(r.mu)} ± ${fmt(r.sigma)}`))),
-        { id: "standings" }),
+        { id: "standings", stack: true }),
       // However many tables play at once, one line: their count and one of them to watch.
       t.playing.length ? h("p", { id: "playing", class: "live-note" }, h("span", { class: "live-badge" }, "LIVE"),
         ` ${plural(t.playing.length, "match", "matches")} being played now: watch `, matchLink(t.playing[0]),
