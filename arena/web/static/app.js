@@ -528,10 +528,18 @@ function headToHead(t) {
     [["", ""], ...bots.map((bot) => [bot, "num"])],
     bots.map((row) => h("tr", { "data-bot": row }, h("th", { scope: "row" }, row), bots.map((col) => cell(row, col)))),
     { class: "matrix" }),
-    h("ul", { class: "order-notes" }, t.unsettled.length
-      ? t.unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
-        `Not yet established: ${upper} above ${lower} (more deals may settle it, or show them equal)`))
-      : h("li", {}, "Every neighbour's place in the standings is established.")));
+    orderNotes(t.unsettled));
+}
+
+// The neighbours whose order is not established, one line each; folded into a count beyond three, so that a
+// big field's page stays short.
+function orderNotes(unsettled) {
+  if (!unsettled.length) return h("ul", { class: "order-notes" }, h("li", {}, "Every neighbour's place in the standings is established."));
+  const notes = h("ul", { class: "order-notes" }, unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
+    `Not yet established: ${upper} above ${lower} (more deals may settle it, or show them equal)`)));
+  if (unsettled.length <= 3) return notes;
+  return h("details", { class: "order-notes-folded" },
+    h("summary", {}, `${unsettled.length} neighbours' order not yet established`), notes);
 }
 
 // -- the API -----------------------------------------------------------------------------------
