@@ -111,10 +111,14 @@ async def populate(arena: Arena) -> dict[str, str]:
 
 @contextlib.contextmanager
 def arena_in_thread(
-    redis_server: str, work: WorkConfig, populate: Callable[[WebArena], Awaitable[None]], name: str
+    redis_server: str,
+    work: WorkConfig,
+    populate: Callable[[WebArena], Awaitable[None]],
+    name: str,
+    ready: float = 60,
 ) -> Iterator[WebArena]:
     """An arena with its web UI in a thread of its own (the browser tests are synchronous), on the
-    session's Redis emptied first, populated before it is handed over; stopped on exit."""
+    session's Redis emptied first, populated (within `ready` seconds) before it is handed over; stopped on exit."""
     client = redis.Redis.from_url(redis_server)
     client.flushall()
     client.close()
@@ -126,7 +130,7 @@ def arena_in_thread(
             async with start_arena(redis_server, http_port=0, work=work) as arena:
                 assert arena.server.web is not None
                 web = WebArena(arena, asyncio.get_running_loop(), arena.server.web.url)
-                await asyncio.wait_for(populate(web), 60)
+                await asyncio.wait_for(populate(web), ready)
                 started.set_result(web)
                 while not stop.is_set():
                     await asyncio.sleep(0.05)
@@ -138,7 +142,7 @@ def arena_in_thread(
     thread = threading.Thread(target=asyncio.run, args=(serve(),), name=name, daemon=True)
     thread.start()
     try:
-        yield started.result(timeout=120)
+        yield started.result(timeout=ready + 60)
     finally:
         stop.set()
         thread.join(timeout=30)

@@ -198,7 +198,7 @@ def test_the_tournaments_list_names_the_winner_and_the_page_each_bots_path(web_a
     expect(rows.locator("th")).to_have_text([row["bot"] for row in cup["standings"]])
     for bot, steps in cup["paths"].items():
         for step in steps:
-            link = page.locator(f"#paths tr[data-bot='{bot}'] td[data-round='{step['round']}'] a")
+            link = page.locator(f"#paths tr[data-bot='{bot}'] [data-round='{step['round']}'] a")
             expect(link).to_have_attribute("href", f"#/matches/{step['match_id']}")
             ordinal = {1: "1st", 2: "2nd", 3: "3rd"}[step["rank"]]
             expect(link).to_have_text(f"{ordinal} of {step['players']}")

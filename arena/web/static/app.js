@@ -84,7 +84,7 @@ async function leaderboardPage(game) {
     holder.replaceChildren(rows.length
       ? table(`${game}: best first by the conservative rating mu − 3σ (updates as matches finish)`,
         [["Rank", "num"], ["Bot"], ["Rating", "num"], ["mu ± σ", "num"], ["Games", "num"], ["Above the next"], ["Last played", "hide-narrow"]],
-        rows)
+        rows, { stack: true })
       : h("p", { class: "muted" }, `No rated ${game} matches yet.`));
   };
   await render();
@@ -149,7 +149,7 @@ function rivalsTable(rivals) {
     [["Opponent"], ["Matches", "num"], ["Wins", "num"], ["Losses", "num"], ["Mean rank difference", "num"]],
     rivals.map((r) => h("tr", { "data-opponent": r.opponent }, h("td", {}, botLink(r.opponent)),
       h("td", { class: "num" }, r.matches), h("td", { class: "num" }, r.wins), h("td", { class: "num" }, r.losses),
-      h("td", { class: "num" }, signed(r.mean_rank_difference))))));
+      h("td", { class: "num" }, signed(r.mean_rank_difference)))), { stack: true }));
 }
 
 function ratingPlot(game, history) {
@@ -225,14 +225,21 @@ function matchTable(matches, caption, own = null) {
   matches.map((m) => h("tr", { "data-match": m.match_id },
     h("td", {}, matchLink(m.match_id)), h("td", {}, m.game), seatsCell(m), h("td", { class: "result" }, result(m)),
     own ? mine(m) : null,
-    h("td", { class: "hide-narrow" }, m.tournament_id ? h("a", { href: `#/tournaments/${encodeURIComponent(m.tournament_id)}` }, m.tournament_id) : "–"),
-    h("td", { class: "hide-narrow nowrap" }, when(m.started_ms)))));
+    h("td", { class: "hide-narrow" }, m.tournament_id ? h("a", { class: "name", href: `#/tournaments/${encodeURIComponent(m.tournament_id)}` }, m.tournament_id) : "–"),
+    h("td", { class: "hide-narrow nowrap" }, when(m.started_ms)))), { stack: true });
 }
+
+const PAGE_ROWS = 50;
+const LISTED = 500;
+/* The API lists at most 500 matches newest first and has no cursor: page n asks for the newest
+   n * 50 (and one more, to know whether older ones follow) and shows the last 50 of them. */
 
 async function matchesPage(params) {
   const games = await api("/api/games");
   const filters = { game: params.get("game") || "", bot: params.get("bot") || "", tournament: params.get("tournament") || "" };
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
+  const pageNumber = Math.max(1, Math.floor(Number(params.get("page"))) || 1);
+  const pages = LISTED / PAGE_ROWS;
   const form = h("form", { class: "filters", onsubmit: (event) => {
     event.preventDefault();
     const chosen = new URLSearchParams([...new FormData(event.target)].filter(([, v]) => v));
@@ -244,13 +251,65 @@ async function matchesPage(params) {
   h("label", {}, "Tournament", h("input", { name: "tournament", value: filters.tournament, placeholder: "any", size: 14 })),
   h("button", { type: "submit" }, "Filter"));
   const holder = h("div", {});
-  const render = async () => {
-    const { matches } = await api(`/api/matches?${query}`);
-    holder.replaceChildren(matchTable(matches, "Newest first"));
+  const pageLink = (n, text, rel) => {
+    const linked = new URLSearchParams(query);
+    if (n > 1) linked.set("page", n);
+    return h("a", { href: `#/matches${linked.toString() ? "?" + linked : ""}`, rel, class: `page-${rel}` }, text);
   };
-  await render();
+  const render = async () => {
+    const wanted = Math.min(pageNumber * PAGE_ROWS + 1, LISTED);
+    const { matches } = await api(`/api/matches?${new URLSearchParams([...query, ["limit", wanted]])}`);
+    const first = (pageNumber - 1) * PAGE_ROWS;
+    const shown = matches.slice(first, first + PAGE_ROWS);
+    const older = matches.length > first + PAGE_ROWS;
+    const said = shown.length ? `Newest first: matches ${first + 1} to ${first + shown.length}` : "Newest first";
+    const end = pageNumber >= pages && matches.length >= LISTED
+      ? h("p", { class: "muted", id: "list-end" }, `The list reaches back ${LISTED} matches; filter by game, bot or ` +
+        "tournament to see older ones.")
+      : null;
+    fill(holder, shown.length || pageNumber === 1 ? matchTable(shown, said)
+      : h("p", { class: "muted" }, "No matches this far back."),
+    h("nav", { class: "pager", "aria-label": "Pages of matches" },
+      pageNumber > 1 ? pageLink(pageNumber - 1, "← Newer", "prev") : null,
+      h("span", { class: "muted" }, `Page ${pageNumber}`),
+      older && pageNumber < pages ? pageLink(pageNumber + 1, "Older →", "next") : null), end);
+  };
+  try {
+    await render();
+  } catch (error) {
+    // A mistyped filter is answered on this page, beside the form, with the field marked.
+    show(h("h1", {}, "Matches"), form, await filterError(form, filters, games, error));
+    return;
+  }
   show(h("h1", {}, "Matches"), form, holder);
-  poll(render, POLL_MS.list);
+  // Only the newest page follows new matches: an older one would shift under the reader.
+  if (pageNumber === 1) poll(render, POLL_MS.list);
+}
+
+async function filterError(form, filters, games, error) {
+  // The API names the first unknown filter with the JSON endpoint that lists its kind; the page asks
+  // about each filter so that it can name the field and point at the page that lists them instead.
+  const known = async (path) => api(path).then(() => true, () => false);
+  const problems = [];
+  if (filters.game && !games.some((g) => g.name === filters.game)) {
+    problems.push(["game", [`No game “${filters.game}”: the arena plays ${games.map((g) => g.name).join(", ")}.`]]);
+  }
+  if (filters.bot && !(await known(`/api/bots/${encodeURIComponent(filters.bot)}`))) {
+    problems.push(["bot", [`No bot named “${filters.bot}”: `, h("a", { href: "#/bots" }, "the bots page"), " lists them."]]);
+  }
+  if (filters.tournament && !(await known(`/api/tournaments/${encodeURIComponent(filters.tournament)}`))) {
+    problems.push(["tournament", [`No tournament named “${filters.tournament}”: `, h("a", { href: "#/tournaments" },
+      "the tournaments page"), " lists them."]]);
+  }
+  if (!problems.length) problems.push(["", [`The matches could not be listed: ${error.message}`]]);
+  for (const [field] of problems) {
+    const input = field && form.querySelector(`[name="${field}"]`);
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", "filter-error");
+    }
+  }
+  return h("div", { class: "error", id: "filter-error", role: "alert" }, problems.map(([, words]) => h("p", {}, words)));
 }
 
 async function matchPage(id, params = new URLSearchParams()) {
@@ -352,7 +411,7 @@ async function tournamentPage(name) {
     h("i", { style: `left:${pct(r.mean_score)}` })));
     fill(holder,
       h("dl", { class: "facts" }, h("dt", {}, "Game"), h("dd", {}, `${t.spec.game} (${t.spec.table_size} per table)`),
-        h("dt", {}, "Format"), h("dd", {}, `${t.spec.format}, ${t.spec.rounds} rounds${t.spec.rated ? ", rated" : ""}`),
+        h("dt", {}, "Format"), h("dd", {}, `${t.spec.format}, ${plural(t.spec.rounds, "round")}${t.spec.rated ? ", rated" : ""}`),
         h("dt", {}, "Seating"), h("dd", { class: "seating" }, seating(t.spec)),
         h("dt", {}, "Created by"), h("dd", {}, t.created_by || "–"),
         h("dt", {}, "Progress"), h("dd", {}, h("progress", { max: t.total, value: t.done, "aria-label": "Matches played" }),
@@ -372,16 +431,21 @@ async function tournamentPage(name) {
           h("td", { class: "hide-narrow" }, interval(r)), h("td", { class: "num" }, r.wins),
           h("td", { class: "num" }, fmt(r.mean_rank)),
           h("td", { class: "num" }, r.mu === undefined || r.mu === null ? "–" : `${fmt(r.mu)} ± ${fmt(r.sigma)}`))),
-        { id: "standings" }),
-      t.playing.length ? h("section", { id: "playing" }, h("h2", {}, "Being played now"),
-        h("ul", { class: "playing" }, t.playing.map((id) => h("li", {}, h("span", { class: "live-badge" }, "LIVE"), " ", matchLink(id))))) : null,
+        { id: "standings", stack: true }),
+      // However many tables play at once, one line: their count and one of them to watch.
+      t.playing.length ? h("p", { id: "playing", class: "live-note" }, h("span", { class: "live-badge" }, "LIVE"),
+        ` ${plural(t.playing.length, "match", "matches")} being played now: watch `, matchLink(t.playing[0]),
+        t.playing.length > 1 ? [" or ", h("a", { href: `#/matches?tournament=${encodeURIComponent(name)}` }, "list them all")] : null,
+        ".") : null,
       headToHead(t),
       t.finished_ms ? paths(t) : null,
-      t.aborted_matches.length ? table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
-        [["Match", "num"], ["Attempt"], ["Reason"], ["Then"]],
-        t.aborted_matches.map((a) => h("tr", { "data-match": a.match_id }, h("td", { class: "num" }, a.number),
-          h("td", {}, matchLink(a.match_id), ` (${a.attempt})`), h("td", { class: "reason" }, a.reason || "–"),
-          h("td", {}, a.rerun ? ["re-run as ", matchLink(a.rerun)] : "not re-run")))) : null,
+      t.aborted_matches.length ? collapsed(t.aborted_matches.length > FEW_ROWS,
+        `${plural(t.aborted_matches.length, "aborted attempt")}`,
+        table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
+          [["Match", "num"], ["Attempt"], ["Reason"], ["Then"]],
+          t.aborted_matches.map((a) => h("tr", { "data-match": a.match_id }, h("td", { class: "num" }, a.number),
+            h("td", {}, matchLink(a.match_id), ` (${a.attempt})`), h("td", { class: "reason" }, a.reason || "–"),
+            h("td", {}, a.rerun ? ["re-run as ", matchLink(a.rerun)] : "not re-run"))))) : null,
       h("p", {}, h("a", { href: `#/matches?tournament=${encodeURIComponent(name)}` }, "Matches of this tournament")));
   };
   const url = `/api/tournaments/${encodeURIComponent(name)}`;
@@ -396,18 +460,40 @@ async function tournamentPage(name) {
   }, POLL_MS.list) });
 }
 
+const FEW_ROWS = 8;
+/* Up to this many rows (a bot's matches, aborted attempts) are shown open; more fold into a <details>. */
+
+function collapsed(closed, summary, content) {
+  return closed ? h("details", { class: "fold" }, h("summary", {}, summary), content) : content;
+}
+
 function paths(t) {
-  // Each bot's way through the finished tournament, in standing order: per round its table, rank and score.
-  const rounds = t.spec.rounds;
-  const cell = (steps) => (steps.length ? steps.map((s, k) => [k ? h("br", {}) : null,
-    h("a", { href: `#/matches/${encodeURIComponent(s.match_id)}`, "data-match": s.match_id },
-      `${ordinal(s.rank)} of ${s.players}`), ` (${s.score}, table ${s.table + 1})`]) : "–");
+  // Each bot's way through the finished tournament, in standing order: its places in a line, and per
+  // round its matches with place, score and table. A long path folds into its count (a 500-match
+  // tournament gives each bot hundreds), so the page keeps its height whatever the tournament's size.
+  const places = (steps) => {
+    const counts = new Map();
+    for (const s of steps) counts.set(s.rank, (counts.get(s.rank) || 0) + 1);
+    return [...counts].sort(([a], [b]) => a - b).map(([rank, n]) => `${ordinal(rank)} ×${n}`).join(", ") || "–";
+  };
+  const rounds = (steps) => h("ol", { class: "path" }, Array.from({ length: t.spec.rounds }, (_, r) => {
+    const mine = steps.filter((s) => s.round === r);
+    return mine.length ? h("li", { "data-round": r, value: r + 1 }, `Round ${r + 1}: `, mine.map((s, k) => [k ? "; " : "",
+      h("a", { href: `#/matches/${encodeURIComponent(s.match_id)}`, "data-match": s.match_id }, `${ordinal(s.rank)} of ${s.players}`),
+      ` (${s.score}, table ${s.table + 1})`])) : null;
+  }));
   return h("section", { id: "paths", "aria-labelledby": "paths-title" }, h("h2", { id: "paths-title" }, "Each bot's path"),
-    table(`Round by round: each bot's place at its table (its ${t.score_name} and the table in brackets); each links to the match`,
-      [["Bot"], ...Array.from({ length: rounds }, (_, r) => [`Round ${r + 1}`])],
-      t.standings.map((row) => h("tr", { "data-bot": row.bot }, h("th", { scope: "row" }, botLink(row.bot)),
-        Array.from({ length: rounds }, (_, r) => h("td", { "data-round": r },
-          cell((t.paths[row.bot] || []).filter((s) => s.round === r))))))));
+    table(`Each bot's places, and round by round its place at each table (its ${t.score_name} and the table in brackets); ` +
+      "each links to the match",
+    [["Bot"], ["Matches", "num"], ["Places"], ["Round by round"]],
+    t.standings.map((row) => {
+      const steps = t.paths[row.bot] || [];
+      return h("tr", { "data-bot": row.bot }, h("th", { scope: "row" }, botLink(row.bot)),
+        h("td", { class: "num" }, steps.length), h("td", { class: "places" }, places(steps)),
+        h("td", { class: "path-cell" }, steps.length ? collapsed(steps.length > FEW_ROWS,
+          `${plural(steps.length, "match", "matches")} in ${plural(new Set(steps.map((s) => s.round)).size, "round")}`,
+          rounds(steps)) : "–"));
+    }), { stack: true }));
 }
 
 function seating(spec) {
@@ -454,10 +540,18 @@ function headToHead(t) {
     [["", ""], ...bots.map((bot) => [bot, "num"])],
     bots.map((row) => h("tr", { "data-bot": row }, h("th", { scope: "row" }, row), bots.map((col) => cell(row, col)))),
     { class: "matrix" }),
-    h("ul", { class: "order-notes" }, t.unsettled.length
-      ? t.unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
-        `Not yet established: ${upper} above ${lower} (more deals may settle it, or show them equal)`))
-      : h("li", {}, "Every neighbour's place in the standings is established.")));
+    orderNotes(t.unsettled));
+}
+
+// The neighbours whose order is not established, one line each; folded into a count beyond three, so that a
+// big field's page stays short.
+function orderNotes(unsettled) {
+  if (!unsettled.length) return h("ul", { class: "order-notes" }, h("li", {}, "Every neighbour's place in the standings is established."));
+  const notes = h("ul", { class: "order-notes" }, unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
+    `Not yet established: ${upper} above ${lower} (more deals may settle it, or show them equal)`)));
+  if (unsettled.length <= 3) return notes;
+  return h("details", { class: "order-notes-folded" },
+    h("summary", {}, `${unsettled.length} neighbours' order not yet established`), notes);
 }
 
 // -- the API -----------------------------------------------------------------------------------

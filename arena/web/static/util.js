@@ -58,8 +58,9 @@ export function endWords(end) {
   // How a match or round ended, in words; an identifier the UI does not know is shown with spaces.
   return ENDS[end] || String(end || "").replaceAll("_", " ");
 }
-export const botLink = (name) => h("a", { href: `#/bots/${encodeURIComponent(name)}` }, name);
-export const matchLink = (id) => h("a", { href: `#/matches/${encodeURIComponent(id)}` }, id);
+// Names and ids may be long: as `name` links they wrap anywhere rather than widen their table past the screen.
+export const botLink = (name) => h("a", { class: "name", href: `#/bots/${encodeURIComponent(name)}` }, name);
+export const matchLink = (id) => h("a", { class: "name", href: `#/matches/${encodeURIComponent(id)}` }, id);
 export const ordinal = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 >= 11 && n % 100 <= 13) || n % 10 > 3 ? 0 : n % 10]}`;
 export const signed = (value, digits = 2) =>
   (value === null || value === undefined ? "–" : `${value > 0 ? "+" : value < 0 ? "−" : ""}${Math.abs(value).toFixed(digits)}`);
@@ -68,14 +69,29 @@ let tables = 0;
 export function table(caption, heads, rows, attrs = {}) {
   // The caption sits above the table's scrolling box, not in it: a table wider than the screen scrolls
   // inside its box while its caption wraps at the screen's width, never cut off at the box's edge.
+  // `stack: true`: on a phone each row is drawn as a card of labelled cells (app.css), so that no
+  // column is left past the screen's edge; each cell carries its column's heading as its label.
   const id = `table-${++tables}`;
-  const { class: cls, ...rest } = attrs;
-  return h("div", { class: `table-box${cls ? ` ${cls}` : ""}`, ...rest },
+  const { class: cls, stack, ...rest } = attrs;
+  if (stack) labelCells(heads, rows);
+  return h("div", { class: `table-box${cls ? ` ${cls}` : ""}${stack ? " stack" : ""}`, ...rest },
     h("p", { class: "caption", id }, caption),
     h("div", { class: "scroll", role: "region", "aria-labelledby": id },
-      h("table", { "aria-labelledby": id },
-        h("thead", {}, h("tr", {}, heads.map(([label, c]) => h("th", { scope: "col", class: c }, label)))),
-        h("tbody", {}, rows))));
+      h("table", { "aria-labelledby": id, role: stack ? "table" : null },
+        h("thead", { role: stack ? "rowgroup" : null }, h("tr", { role: stack ? "row" : null },
+          heads.map(([label, c]) => h("th", { scope: "col", class: c, role: stack ? "columnheader" : null }, label)))),
+        h("tbody", { role: stack ? "rowgroup" : null }, rows))));
+}
+
+function labelCells(heads, rows) {
+  // Drawn as blocks, a table loses its roles in some screen readers: they are said explicitly.
+  for (const row of rows) {
+    row.setAttribute("role", "row");
+    [...row.children].forEach((cell, i) => {
+      cell.setAttribute("role", cell.tagName === "TH" ? "rowheader" : "cell");
+      if (heads[i] && heads[i][0]) cell.dataset.label = heads[i][0];
+    });
+  }
 }
 
 export function markScrollers(root) {
