@@ -189,7 +189,8 @@ async def test_a_stopping_work_host_hands_its_match_on_and_another_resumes_it_fr
     first, second = work_nodes("node-a"), work_nodes("node-b")
     held = first.connect("ann", answering=False)
     first_bots = [first.connect(name) for name in SEATS[1:]]
-    second_bots = [second.connect(name) for name in SEATS]
+    # On node-b, ann holds her first answer too: the resumed match stays under way until the test looks at it.
+    second_bots = [second.connect(name, answering=name != "ann") for name in SEATS]
     await first.start()
     order = await submit_match(first.store, "friday13", SEATS, seed="0a0b0c", clock=Clock(60.0, 0.0))
     await held.received_kind("action_request")
@@ -200,13 +201,14 @@ async def test_a_stopping_work_host_hands_its_match_on_and_another_resumes_it_fr
 
     await second.start()
 
-    async def seated() -> bool:
-        return order.match_id in second.host.live
-
-    await until(seated, "the other node starts the match", timeout=SLACK)
+    # Ann was asked when node-a stopped: node-b resumes the match by asking her again.
+    asked = (await second_bots[0].received_kind("action_request"))[-1]
+    assert order.match_id in second.host.live
     ((delivery, _),) = second.work.running.values()
     assert delivery.token == 1, "handed on as a new entry of the stream, not claimed after the claim delay"
     assert (delivery.order.attempts, delivery.order.bounces) == (0, 0), "a hand-on counts no failed attempt"
+    second_bots[0].answering = True
+    second_bots[0].answer(asked)
     result = await stored(redis, order.match_id)
     events = await WorkQueue(redis).events(order.match_id)
     assert replayed(events.seed, events.actions) == result.scores and result.termination == Termination.NORMAL
