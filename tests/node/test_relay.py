@@ -166,7 +166,7 @@ async def test_a_relayed_request_whose_session_ends_is_answered_gone_and_the_sea
     asking = asyncio.create_task(seat.request(move()))
     await bot.received_kind("action_request")
     bot.disconnect()  # and never resumed
-    with pytest.raises(SeatGone, match="ann lost its stream and did not resume in time"):
+    with pytest.raises(SeatGone, match="its stream was lost and it did not resume within the grace period"):
         await asyncio.wait_for(asking, grace + SLACK)
 
 

@@ -88,7 +88,7 @@ async def test_a_request_fails_with_seat_gone_when_the_session_does_not_come_bac
     asking = asyncio.create_task(seat.request(MoveRequest(1, GAME.new_match(b"seed"), 0, 30.0)))
     await bot.received_kind("action_request")
     bot.disconnect()
-    with pytest.raises(SeatGone, match="ann lost its stream and did not resume in time"):
+    with pytest.raises(SeatGone, match="its stream was lost and it did not resume within the grace period"):
         await asyncio.wait_for(asking, grace + SLACK)
     assert seat.session.pending == {}
     await bot.stop()

@@ -91,7 +91,7 @@ async def test_a_lost_stream_expires_after_the_grace_and_its_pending_requests_fa
     await until(gone, "the session expires after its grace", timeout=GRACE + SLACK, every=0.01)
     assert expired_at and expired_at[0] - lost_at >= GRACE - 0.01, "not before the grace is over"
     assert session.id not in registry.by_id and registry.of_bot("ann") == []
-    with pytest.raises(SeatGone, match="did not resume in time"):
+    with pytest.raises(SeatGone, match="did not resume within the grace period"):
         pending.answer.result()
     with pytest.raises(SeatGone):
         ask(session, "m1")
