@@ -225,10 +225,13 @@ async def test_the_java_bot_resumes_a_cut_stream_without_forfeiting(
         await wait_connected(arena, {"java-bot", "py-a"}, [process])
         cards = await arena.create_match("amigo13", ["java-bot", "py-a", "builtin:heuristic"])
         board = await arena.create_match("board13", ["java-bot", "py-a"])
-        for _ in range(500):
+        # Each match asks the bot for a move once it started (a JVM under load may take a while to answer).
+        deadline = time.monotonic() + 90
+        while True:
             answered = {r.match_id for r in (m.action_request for b, m in delivered if b == "java-bot") if r.match_id}
             if {cards, board} <= answered:
                 break
+            assert time.monotonic() < deadline, f"both matches ask the bot within 90 s: only {answered}"
             await asyncio.sleep(0.01)
         proxy.cut()  # mid-match: both matches have asked the bot for moves already
         results = {match_id: await arena.finished(match_id, timeout=90) for match_id in (cards, board)}
