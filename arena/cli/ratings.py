@@ -47,14 +47,20 @@ def leaderboard(game: str, limit: int, connection: Connection, as_json: bool) ->
             str(row.games),
             when(row.last_played_ms),
         )
-    console().print(view)
+    out = console()
+    out.print(view)
+    # Lines wrapped to the terminal, as the table is: a long list of bots never runs past its edge.
     provisional = [row.bot for row in reply.rows if row.provisional]
     if provisional:
-        print(f"provisional (under {PROVISIONAL_MATCHES} rated matches, or a new version): {', '.join(provisional)}")
+        out.print(
+            f"provisional (under {PROVISIONAL_MATCHES} rated matches, or a new version): {', '.join(provisional)}",
+            highlight=False,
+            markup=False,
+        )
     if reply.neighbours:
-        print("neighbours' order (95%):")
+        out.print("neighbours' order (95%):", highlight=False, markup=False)
     for order in reply.neighbours:
-        print(f"  {order.upper} > {order.lower}: {order_marker(order)}")
+        out.print(f"  {order.upper} > {order.lower}: {order_marker(order)}", highlight=False, markup=False)
 
 
 def order_marker(order: api_pb.NeighbourOrder) -> str:
