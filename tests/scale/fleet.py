@@ -54,10 +54,12 @@ class Node:
         command = [sys.executable, "-m", "arena.cli", "serve", "--port", str(self.port), "--http-port", "0",
                    "--redis-url", self.redis_url, "--node-name", self.name, "--grace-ms", str(GRACE_MS)]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.process = process  # stopped at the end even if it never says it serves
         assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "serving on" in line, line
-        self.process = process
+        # A node restarted under its name may log its first orders before it says where it serves.
+        while "serving on" not in (line := process.stdout.readline()):
+            assert line, f"node {self.name} ended before it served: {''.join(self.lines)}"
+            self.lines.append(line)
         # Read what it logs all along (a pipe nobody reads would stop it once full), into a file for a failure.
         threading.Thread(target=self._drain, args=(process,), daemon=True).start()
 
