@@ -223,16 +223,22 @@ async def test_the_java_bot_resumes_a_cut_stream_without_forfeiting(
     try:
         process = await java_bot(programs, run, await proxy.start(), tokens["java-bot"], matches=2, max_matches=2)
         await wait_connected(arena, {"java-bot", "py-a"}, [process])
+        asked: set[str] = set()
+
+        async def asks(match_id: str) -> None:
+            """Until the match asked the bot for a move (a JVM under load may take a while to answer)."""
+            deadline = time.monotonic() + 90
+            while match_id not in asked:
+                asked.update(r.match_id for r in (m.action_request for b, m in delivered if b == "java-bot"))
+                assert time.monotonic() < deadline, f"match {match_id} asks the bot within 90 s"
+                await asyncio.sleep(0.01)
+
+        # The short board match starts once the card match is under way, and the stream is cut as soon as it
+        # asks: started together, it could end while the card match waits for its first move.
         cards = await arena.create_match("amigo13", ["java-bot", "py-a", "builtin:heuristic"])
+        await asks(cards)
         board = await arena.create_match("board13", ["java-bot", "py-a"])
-        # Each match asks the bot for a move once it started (a JVM under load may take a while to answer).
-        deadline = time.monotonic() + 90
-        while True:
-            answered = {r.match_id for r in (m.action_request for b, m in delivered if b == "java-bot") if r.match_id}
-            if {cards, board} <= answered:
-                break
-            assert time.monotonic() < deadline, f"both matches ask the bot within 90 s: only {answered}"
-            await asyncio.sleep(0.01)
+        await asks(board)
         proxy.cut()  # mid-match: both matches have asked the bot for moves already
         results = {match_id: await arena.finished(match_id, timeout=90) for match_id in (cards, board)}
         assert await programs.exit_codes() == [0]
