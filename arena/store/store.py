@@ -357,15 +357,20 @@ class Store:
         return MatchRecord.from_json(summary), decode_replay(replay, match_id) if replay else None
 
     async def list_matches(
-        self, game: str = "", bot: str = "", limit: int = 50, tournament: str = ""
+        self, game: str = "", bot: str = "", limit: int = 50, tournament: str = "", before: str = "", after: str = ""
     ) -> list[MatchRecord]:
         """Matches newest first, optionally of one game, with one bot and/or of one tournament.
 
         Read from the narrowest index that applies, page by page, with the other filters applied
         to each page: `limit` counts matches that pass every filter, however old they are.
+        `before` (or `after`): the id of a match in the same list; only the `limit` matches listed just
+        after it (or just before it), still newest first: a list pages on from where its last page
+        ended, however far back, and matches that arrive meanwhile do not shift it.
         Archived matches (`archive.py`) have left the indexes: lists go back as far as Redis
         holds matches (`--retain-days`), and an archived match is read by its id (`get_match`).
         """
+        if before and after:
+            raise StoreError("page with before= or after=, not both")
         if tournament:
             await self._index_tournament_matches()
             index = keys.matches_of_tournament(tournament)
@@ -379,9 +384,26 @@ class Store:
                 and (not tournament or record.tournament_id == tournament)
             )
 
+        async def rank(match_id: str) -> int:
+            found = await self.redis.zrevrank(index, match_id)
+            if found is None:
+                raise NotFound(f"no match {match_id!r} in this list to page from; start again at the newest")
+            return int(found)
+
         page = max(limit, LIST_PAGE)
         found: dict[str, MatchRecord] = {}  # by id: a match listed meanwhile shifts the pages by one
-        start = 0
+        if after:
+            # Towards the newest, nearest first, page by page: the `limit` matches just newer than `after`.
+            end = await rank(after) - 1
+            while len(found) < limit and end >= 0:
+                start = max(0, end - page + 1)
+                ids = texts(await self.redis.zrevrange(index, start, end))
+                for record in reversed(await self._summaries(ids)):
+                    if wanted(record) and len(found) < limit:
+                        found[record.match_id] = record
+                end = start - 1
+            return list(reversed(found.values()))
+        start = await rank(before) + 1 if before else 0
         while len(found) < limit:
             ids = texts(await self.redis.zrevrange(index, start, start + page - 1))
             found.update((record.match_id, record) for record in await self._summaries(ids) if wanted(record))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -89,16 +90,29 @@ def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
         bot: Annotated[str, Query(description="Only matches this bot played.")] = "",
         tournament: Annotated[str, Query(description="Only matches of this tournament.")] = "",
         limit: Limit = 50,
+        before: Annotated[str, Query(description="Only matches listed after this one: the page older than it.")] = "",
+        after: Annotated[str, Query(description="Only matches listed before this one: the page newer than it.")] = "",
     ) -> dict[str, Any]:
         """Matches newest first: id, game, params, seats, scores, ranks, termination, times, tournament, running,
-        `winners` (the seats ranked first)."""
-        return await source.matches(game, bot, tournament, limit)
+        `winners` (the seats ranked first). `older` and `newer`: the match ids to ask `before=` and `after=`
+        for the next page either way, null where the list ends; the filters stay the same."""
+        if before and after:
+            raise HTTPException(422, "before and after: page one way at a time, drop one of them")
+        return await source.matches(game, bot, tournament, limit, before, after)
 
     @app.get("/api/matches/{match_id}", tags=["matches"])
     async def match(match_id: str) -> dict[str, Any]:
         """A match. While it runs: `live` with the public view (no hands, no seed) and the moves so far.
         Once it ended: `replay` (the arena-replay/1 record) and `frames`, the position after every move."""
         return await source.match(match_id)
+
+    @app.get("/api/matches/{match_id}/replay", tags=["matches"])
+    async def replay(match_id: str) -> JSONResponse:
+        """An ended match's replay record (arena-replay/1 JSON, as `arena match export` writes it), to save:
+        sent as an attachment named after the match. 404 while the match runs or if it was aborted."""
+        record = await source.replay(match_id)
+        name = quote(f"{match_id}.json")
+        return JSONResponse(record, headers={"Content-Disposition": f"attachment; filename*=UTF-8''{name}"})
 
     @app.get("/api/matches/{match_id}/stream", tags=["matches"], response_class=StreamingResponse)
     async def match_stream(match_id: str) -> Response:

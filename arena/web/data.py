@@ -22,7 +22,7 @@ from arena.store import CorruptReplay, MatchRecord, Store
 from arena.store.hosted import HostedStore
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.relay import RelayStore
-from arena.store.store import BotKind
+from arena.store.store import BotKind, NotFound
 from arena.store.tournaments import TournamentState, TournamentStore
 from arena.store.work import WorkQueue
 from arena.tournaments.spec import TournamentSpec, seed_commitment
@@ -268,16 +268,50 @@ class WebData:
             raise NotFoundError(f"no bot named {name!r}; /api/bots lists the registered and built-in bots")
         return {**dataclasses.asdict(bot), "connected": name in await self.relay.connected([name])}
 
-    async def matches(self, game: str, bot: str, tournament: str, limit: int) -> dict[str, Any]:
-        """Matches newest first, filtered by game, bot and tournament."""
+    async def matches(
+        self, game: str, bot: str, tournament: str, limit: int, before: str = "", after: str = ""
+    ) -> dict[str, Any]:
+        """Matches newest first, filtered by game, bot and tournament, paged from `before` or `after` (a
+        match id of the same list); `older` and `newer`: the ids to page on from, null where none follow."""
         if game:
             check_game(game)
         if bot:
             await self._bot_info(bot)
         if tournament:
             await self._tournament_state(tournament)
-        records = await self.store.list_matches(game, bot, limit, tournament)
-        return {"matches": [match_summary(record) for record in records]}
+        try:
+            # One more than asked, to know whether another page follows in the direction read.
+            records = await self.store.list_matches(game, bot, limit + 1, tournament, before, after)
+        except NotFound as error:
+            raise NotFoundError(str(error)) from None
+        more = len(records) > limit  # in the direction read: older ones, or with `after` newer ones
+        shown = records[-limit:] if after else records[:limit]
+        # Paging from a match, the list holds that match on the side it came from.
+        older = bool(shown) and (bool(after) or more)
+        newer = bool(shown) and (bool(before) or (bool(after) and more))
+        return {
+            "matches": [match_summary(record) for record in shown],
+            "older": shown[-1].match_id if older else None,
+            "newer": shown[0].match_id if newer else None,
+        }
+
+    async def replay(self, match_id: str) -> dict[str, Any]:
+        """An ended match's replay record as stored; while its deal is still played at another table of its
+        tournament, the public record only, as the match page shows it."""
+        try:
+            found = await self.store.get_match(match_id)
+        except CorruptReplay as error:
+            raise HTTPException(500, str(error)) from None
+        if found is None:
+            raise NotFoundError(f"no match {match_id!r}; /api/matches lists the matches")
+        record, stored = found
+        if not record.ended_ms:
+            raise NotFoundError(f"match {match_id} is still running; its replay is stored when it ends")
+        if stored is None:
+            raise NotFoundError(f"match {match_id} was aborted before it ended and has no replay")
+        if await self.tournaments.sealed(record.tournament_id):
+            return public_record(stored)
+        return stored
 
     async def match(self, match_id: str, replay: bool = True) -> dict[str, Any]:
         """A running match's public view, or an ended match's replay record with a frame per move

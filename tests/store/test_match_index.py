@@ -7,7 +7,7 @@ from redis.asyncio import Redis
 
 from arena.games import Termination
 from arena.store import MatchRecord, Store, keys
-from arena.store.store import LIST_PAGE
+from arena.store.store import LIST_PAGE, NotFound, StoreError
 from arena.v1 import arena_service_pb2 as api_pb
 from tests.server.conftest import Arena
 
@@ -87,3 +87,44 @@ async def test_matches_stored_before_the_tournament_index_are_indexed_once_on_fi
     # Once marked, no node scans again: a match missing from the index stays missing.
     await redis.zrem(keys.matches_of_tournament("cup"), "cup-1")
     assert [record.match_id for record in await Store(redis).list_matches(tournament="cup")] == ["cup-3", "cup-2"]
+
+
+async def test_pages_from_a_cursor_walk_the_whole_list_both_ways_past_a_page_of_unwanted_matches(
+    redis: Redis,
+) -> None:
+    store = Store(redis)
+    # Ann's amigo13 matches, with more than a read page of other matches between two of them.
+    for number in range(7):
+        await play(store, f"ann-{number}", 10 + number, game="amigo13")
+    for number in range(LIST_PAGE + 3):
+        await play(store, f"other-{number}", 100 + number, seats=("bob", "cy", "dee"))
+    for number in range(7, 12):
+        await play(store, f"ann-{number}", 10_000 + number, game="amigo13")
+    everything = [record.match_id for record in await store.list_matches("amigo13", "ann", 100)]
+    assert everything == [f"ann-{number}" for number in reversed(range(12))]
+    # Older, page after page of 5, each from the last one's oldest match.
+    pages, cursor = [], ""
+    while page := [record.match_id for record in await store.list_matches("amigo13", "ann", 5, before=cursor)]:
+        pages.append(page)
+        cursor = page[-1]
+    assert pages == [everything[0:5], everything[5:10], everything[10:12]]
+    # Newer, from the oldest back to the newest, still newest first within a page.
+    pages, cursor = [], everything[-1]
+    while page := [record.match_id for record in await store.list_matches("amigo13", "ann", 5, after=cursor)]:
+        pages.append(page)
+        cursor = page[0]
+    assert pages == [everything[6:11], everything[1:6], everything[0:1]]
+    # A match that arrives meanwhile does not shift an older page.
+    await play(store, "ann-new", 20_000, game="amigo13")
+    assert [record.match_id for record in await store.list_matches("amigo13", "ann", 5, before="ann-7")] == everything[
+        5:10
+    ]
+
+
+async def test_a_cursor_outside_the_list_is_refused_with_what_to_do(redis: Redis) -> None:
+    store = Store(redis)
+    await cup_then_others(store, others=2)
+    with pytest.raises(NotFound, match="no match 'm000001' in this list to page from; start again at the newest"):
+        await store.list_matches(tournament="cup", before="m000001")
+    with pytest.raises(StoreError, match="not both"):
+        await store.list_matches(before="cup-1", after="cup-2")

@@ -120,6 +120,7 @@ async def surfaces(arena: Arena, tokens: list[str], spy: list[Any], match_ids: l
     for match_id in match_ids:
         shown.append(await web_text(arena, f"/api/matches/{match_id}"))
         shown.append(await web_text(arena, f"/api/matches/{match_id}/stream"))
+        shown.append(await web_text(arena, f"/api/matches/{match_id}/replay"))
     shown += [str(message) for message in spy]
     return "\n".join(shown)
 
@@ -316,6 +317,8 @@ async def test_a_duplicate_deals_finished_table_shows_no_hand_while_its_other_ta
         assert shown["scores"] and shown["seed_commitment"], "the result and the commitment are there"
         page = json.loads(await web_text(arena, f"/api/matches/{ended}"))
         assert page["sealed"] and "seed" not in page["replay"] and "frames" not in page
+        download = json.loads(await web_text(arena, f"/api/matches/{ended}/replay"))
+        assert download == page["replay"], "the download is the public record too"
         assert all(not message.seed for message in client.ended), "no bot is told a seed before the end"
 
         async def tournament_over() -> bool:

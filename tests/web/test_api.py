@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import math
 import statistics
 import time
@@ -65,6 +66,14 @@ def test_an_ended_match_has_its_replay_record_and_a_frame_per_move(web_arena: We
         ]
 
 
+def test_an_ended_matchs_replay_downloads_as_a_file_named_after_it(web_arena: WebArena) -> None:
+    for game in game_names():
+        match_id = web_arena.matches[game]
+        with urllib.request.urlopen(f"{web_arena.url}api/matches/{match_id}/replay", timeout=10) as response:
+            assert response.headers["Content-Disposition"] == f"attachment; filename*=UTF-8''{match_id}.json"
+            assert json.loads(response.read()) == web_arena.replay(match_id)
+
+
 def test_a_tournament_shows_progress_and_standings_with_intervals(web_arena: WebArena) -> None:
     status, shown = web_arena.get(f"/api/tournaments/{TOURNAMENT}")
     assert status == 200 and shown["done"] == shown["total"] == 2 and shown["finished_ms"]
@@ -113,7 +122,10 @@ def test_a_tournament_pairs_every_two_bots_on_the_deals_both_played(web_arena: W
         ("/api/matches?game=chess", 404, "no game 'chess'"),
         ("/api/matches?bot=nobody", 404, "no bot named 'nobody'"),
         ("/api/leaderboards/friday13?limit=0", 422, "query limit: Input should be greater than or equal to 1"),
+        ("/api/matches/m999999/replay", 404, "no match 'm999999'; /api/matches lists the matches"),
         ("/api/matches?limit=many", 422, "query limit: Input should be a valid integer"),
+        ("/api/matches?game=board13&before=m999999", 404, "no match 'm999999' in this list to page from; start again"),
+        ("/api/matches?before=a&after=b", 422, "before and after: page one way at a time, drop one of them"),
         ("/api/nothing-here", 404, "no API endpoint /api/nothing-here; /api/openapi.json lists them"),
     ],
 )
@@ -133,6 +145,7 @@ def test_the_api_is_described_and_read_only(web_arena: WebArena) -> None:
         "/api/bots/{name}",
         "/api/matches",
         "/api/matches/{match_id}",
+        "/api/matches/{match_id}/replay",
         "/api/matches/{match_id}/stream",
         "/api/tournaments",
         "/api/tournaments/{name}",
@@ -159,6 +172,10 @@ def test_a_running_match_shows_only_its_public_view(web_arena: WebArena) -> None
             time.sleep(0.05)
         assert status == 200 and shown["match"]["running"]
         assert "replay" not in shown and "frames" not in shown
+        assert web_arena.get(f"/api/matches/{match_id}/replay") == (
+            404,
+            {"detail": f"match {match_id} is still running; its replay is stored when it ends"},
+        )
         live = shown["live"]
         assert "seed" not in live["record"]
         assert all(key not in entry for entry in live["record"]["rounds"] for key in ("hands", "dummy", "draw_pile"))

@@ -1,8 +1,9 @@
 """The layout holds with real data at real size, in Debian's chromium: a 500-match tournament played by
 bots with the longest names the arena accepts, and a match whose id is 100 characters long. On a
 390x844 phone the match list, the leaderboard and a bot page show their key columns without
-scrolling sideways; at 1280x800 nothing passes the window's edge; the match list is paged and says a
-mistyped filter beside its form; the tournament page stays under 3,000 px."""
+scrolling sideways; at 1280x800 nothing passes the window's edge; the match list pages back to its
+oldest match and forward again, and says a mistyped filter beside its form; the tournament page stays
+under 3,000 px."""
 
 from __future__ import annotations
 
@@ -140,7 +141,7 @@ def test_at_1280_px_nothing_passes_the_edge_with_the_longest_names_and_ids(big: 
     page.set_viewport_size(LAPTOP)
     for route in (
         "matches",
-        "matches?page=2",
+        f"matches?before={big.get('/api/matches?limit=60')[1]['matches'][-1]['match_id']}",
         f"bots/{BOTS[0]}",
         "leaderboards/board13",
         "tournaments",
@@ -157,29 +158,38 @@ def test_at_1280_px_nothing_passes_the_edge_with_the_longest_names_and_ids(big: 
     page.screenshot(path=ARTIFACTS / "layout-matches-desktop.png", full_page=True)
 
 
-def test_the_match_list_pages_back_to_older_matches(big: WebArena, page: Page) -> None:
-    _, newest = big.get(f"/api/matches?tournament={BIG}&limit=150")
-    ids = [match["match_id"] for match in newest["matches"]]
-    visit(page, big, f"matches?tournament={BIG}")
+def test_the_match_list_pages_back_to_its_oldest_match_and_forward_again(big: WebArena, page: Page) -> None:
+    _, listed = big.get(f"/api/matches?tournament={BIG}&limit=500")
+    ids = [match["match_id"] for match in listed["matches"]]
+    assert len(ids) == 500 and listed["older"] is None, "the tournament's 500 matches, oldest last"
+    route = f"#/matches?tournament={BIG}"
+    visit(page, big, route[2:])
     rows = page.locator("tbody tr")
+    shown = "rs => rs.map((r) => r.dataset.match)"
     expect(rows).to_have_count(50)
-    assert rows.evaluate_all("rs => rs.map((r) => r.dataset.match)") == ids[:50]
+    assert rows.evaluate_all(shown) == ids[:50]
     expect(page.locator(".pager .page-prev")).to_have_count(0)
     page.locator(".pager .page-next").click()
-    expect(page.locator("main")).to_have_attribute("data-route", f"#/matches?tournament={BIG}&page=2")
-    expect(page.locator(".caption")).to_have_text("Newest first: matches 51 to 100")
-    assert rows.evaluate_all("rs => rs.map((r) => r.dataset.match)") == ids[50:100]
+    expect(page.locator("main")).to_have_attribute("data-route", f"{route}&before={ids[49]}")
+    expect(page.locator(".caption")).to_have_text(f"Newest first, older than match {ids[49]}")
+    assert rows.evaluate_all(shown) == ids[50:100]
     page.locator(".pager .page-next").click()
-    expect(page.locator("main")).to_have_attribute("data-route", f"#/matches?tournament={BIG}&page=3")
-    assert rows.evaluate_all("rs => rs.map((r) => r.dataset.match)") == ids[100:150]
+    expect(page.locator("main")).to_have_attribute("data-route", f"{route}&before={ids[99]}")
+    assert rows.evaluate_all(shown) == ids[100:150]
     page.locator(".pager .page-prev").click()
-    expect(page.locator("main")).to_have_attribute("data-route", f"#/matches?tournament={BIG}&page=2")
-    assert rows.evaluate_all("rs => rs.map((r) => r.dataset.match)") == ids[50:100]
-    # The last page the API reaches says so, and offers no older page it cannot show.
-    visit(page, big, f"matches?tournament={BIG}&page=10")
+    expect(page.locator("main")).to_have_attribute("data-route", f"{route}&after={ids[100]}")
+    assert rows.evaluate_all(shown) == ids[50:100]
+    # Past the 500th match of the whole list (the layout match is newer): the last page has no older one.
+    visit(page, big, f"matches?tournament={BIG}&before={ids[449]}")
     expect(rows).to_have_count(50)
-    expect(page.locator("#list-end")).to_contain_text("reaches back 500 matches")
+    assert rows.evaluate_all(shown) == ids[450:500]
     expect(page.locator(".pager .page-next")).to_have_count(0)
+    page.locator(".pager .page-first").click()
+    expect(page.locator("main")).to_have_attribute("data-route", route)
+    expect(rows).to_have_count(50)
+    # Without filters the list reaches past 500 matches too: the layout match and the tournament's 500.
+    _, oldest = big.get(f"/api/matches?before={ids[498]}")
+    assert oldest["matches"][0]["match_id"] == ids[499]
 
 
 @pytest.fixture

@@ -4,7 +4,9 @@ test-artifacts/web/."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -182,6 +184,35 @@ def test_stepping_through_a_card_replay_with_the_keyboard_shows_what_the_record_
     page.screenshot(path=ARTIFACTS / "replay-friday13-end.png", full_page=True)
     page.keyboard.press("Home")
     expect(page.locator("#step-status")).to_contain_text("Step 0 of")
+
+
+def test_a_replay_plays_pauses_at_a_chosen_speed_and_downloads(web_arena: WebArena, page: Page) -> None:
+    match_id = web_arena.matches["board13"]
+    record = web_arena.replay(match_id)
+    steps = sum(len(entry["moves"]) + 1 for entry in record["rounds"]) - 1
+    visit(page, web_arena, f"matches/{match_id}")
+    status, play = page.locator("#step-status"), page.locator("#replay button.play")
+    shown = "s => Number(s.textContent.match(/^Step (\\d+)/)[1])"
+    page.locator("#replay select.speed").select_option("16")
+    play.click()
+    expect(play).to_have_attribute("aria-pressed", "true")
+    # It steps on by itself, and holds still once paused.
+    page.wait_for_function(f"() => {shown}(document.querySelector('#step-status')) >= 3")
+    play.click()
+    expect(play).to_have_attribute("aria-pressed", "false")
+    held = status.evaluate(shown)
+    page.wait_for_timeout(300)  # five steps' time at 16 a second: a player still running would have moved
+    assert status.evaluate(shown) == held
+    # Space plays from the keyboard; at the end it stops, ready to play again from the start.
+    page.locator("#replay").focus()
+    page.keyboard.press("Space")
+    expect(status).to_contain_text(f"Step {steps} of {steps}", timeout=steps / 16 * 1000 * 5 + 5000)
+    expect(play).to_have_attribute("aria-pressed", "false")
+    expect(play).to_have_text("▶ Play")
+    with page.expect_download() as saved:
+        page.locator("a.download").click()
+    assert saved.value.suggested_filename == f"{match_id}.json"
+    assert json.loads(Path(saved.value.path()).read_text()) == record
 
 
 def rgb(colour: str) -> str:

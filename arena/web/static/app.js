@@ -230,16 +230,14 @@ function matchTable(matches, caption, own = null) {
 }
 
 const PAGE_ROWS = 50;
-const LISTED = 500;
-/* The API lists at most 500 matches newest first and has no cursor: page n asks for the newest
-   n * 50 (and one more, to know whether older ones follow) and shows the last 50 of them. */
+/* Pages follow the API's cursors: `before` a match for the older page, `after` one for the newer, so a
+   page holds still as new matches arrive and the list reaches back as far as Redis holds matches. */
 
 async function matchesPage(params) {
   const games = await api("/api/games");
   const filters = { game: params.get("game") || "", bot: params.get("bot") || "", tournament: params.get("tournament") || "" };
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
-  const pageNumber = Math.max(1, Math.floor(Number(params.get("page"))) || 1);
-  const pages = LISTED / PAGE_ROWS;
+  const cursor = params.get("before") ? ["before", params.get("before")] : params.get("after") ? ["after", params.get("after")] : null;
   const form = h("form", { class: "filters", onsubmit: (event) => {
     event.preventDefault();
     const chosen = new URLSearchParams([...new FormData(event.target)].filter(([, v]) => v));
@@ -251,28 +249,22 @@ async function matchesPage(params) {
   h("label", {}, "Tournament", h("input", { name: "tournament", value: filters.tournament, placeholder: "any", size: 14 })),
   h("button", { type: "submit" }, "Filter"));
   const holder = h("div", {});
-  const pageLink = (n, text, rel) => {
+  const pageLink = (side, id, text, rel) => {
     const linked = new URLSearchParams(query);
-    if (n > 1) linked.set("page", n);
+    if (side) linked.set(side, id);
     return h("a", { href: `#/matches${linked.toString() ? "?" + linked : ""}`, rel, class: `page-${rel}` }, text);
   };
   const render = async () => {
-    const wanted = Math.min(pageNumber * PAGE_ROWS + 1, LISTED);
-    const { matches } = await api(`/api/matches?${new URLSearchParams([...query, ["limit", wanted]])}`);
-    const first = (pageNumber - 1) * PAGE_ROWS;
-    const shown = matches.slice(first, first + PAGE_ROWS);
-    const older = matches.length > first + PAGE_ROWS;
-    const said = shown.length ? `Newest first: matches ${first + 1} to ${first + shown.length}` : "Newest first";
-    const end = pageNumber >= pages && matches.length >= LISTED
-      ? h("p", { class: "muted", id: "list-end" }, `The list reaches back ${LISTED} matches; filter by game, bot or ` +
-        "tournament to see older ones.")
-      : null;
-    fill(holder, shown.length || pageNumber === 1 ? matchTable(shown, said)
+    const asked = new URLSearchParams([...query, ["limit", PAGE_ROWS], ...(cursor ? [cursor] : [])]);
+    const { matches, older, newer } = await api(`/api/matches?${asked}`);
+    const said = cursor ? `Newest first, ${cursor[0] === "before" ? "older" : "newer"} than match ${cursor[1]}`
+      : "Newest first";
+    fill(holder, matches.length || !cursor ? matchTable(matches, said)
       : h("p", { class: "muted" }, "No matches this far back."),
     h("nav", { class: "pager", "aria-label": "Pages of matches" },
-      pageNumber > 1 ? pageLink(pageNumber - 1, "← Newer", "prev") : null,
-      h("span", { class: "muted" }, `Page ${pageNumber}`),
-      older && pageNumber < pages ? pageLink(pageNumber + 1, "Older →", "next") : null), end);
+      cursor ? pageLink(null, null, "⇤ Newest", "first") : null,
+      newer ? pageLink("after", newer, "← Newer", "prev") : null,
+      older ? pageLink("before", older, "Older →", "next") : null));
   };
   try {
     await render();
@@ -282,8 +274,8 @@ async function matchesPage(params) {
     return;
   }
   show(h("h1", {}, "Matches"), form, holder);
-  // Only the newest page follows new matches: an older one would shift under the reader.
-  if (pageNumber === 1) poll(render, POLL_MS.list);
+  // Only the newest page follows new matches: an older one holds still for its reader.
+  if (!cursor) poll(render, POLL_MS.list);
 }
 
 async function filterError(form, filters, games, error) {
@@ -357,7 +349,10 @@ async function matchPage(id, params = new URLSearchParams()) {
     if (m.running) poll(async () => { await matchPage(id); return false; }, POLL_MS.live);
     return;
   }
-  show(heading, facts, replayViewer(data.replay, data.frames, data.drawing, Number(params.get("step") || 0),
+  const download = h("p", {}, h("a", { class: "download", href: `/api/matches/${encodeURIComponent(id)}/replay`,
+    download: `${id}.json` }, "Download the replay"), " (arena-replay/1 JSON, as ", h("code", {}, "arena match export"),
+  " writes it).");
+  show(heading, facts, download, replayViewer(data.replay, data.frames, data.drawing, Number(params.get("step") || 0),
     (step) => history.replaceState(null, "", `#/matches/${encodeURIComponent(id)}${step ? `?step=${step}` : ""}`),
     data.faults || []));
 }

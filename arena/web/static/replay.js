@@ -34,7 +34,32 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
     const found = frames.findIndex((f) => f.round === round);
     return found < 0 ? (direction < 0 ? 0 : frames.length - 1) : found;
   };
-  const go = (target, quiet = false) => {
+  // Playing: a step every 1/speed seconds from where it stands, until the end, a pause, or another page.
+  let player = null;
+  const play = h("button", { type: "button", class: "play", title: "Play or pause (space)", "aria-pressed": "false" },
+    "▶ Play");
+  const speed = h("select", { class: "speed", "aria-label": "Steps per second", title: "Steps per second" },
+    SPEEDS.map((s) => h("option", { value: s, selected: s === 2 }, `${s} steps/s`)));
+  const pause = () => {
+    clearTimeout(player);
+    player = null;
+    play.textContent = "▶ Play";
+    play.setAttribute("aria-pressed", "false");
+  };
+  const tick = () => {
+    if (!play.isConnected) return pause();
+    go(index + 1, false, true);
+    if (index >= frames.length - 1) return pause();
+    player = setTimeout(tick, 1000 / Number(speed.value));
+  };
+  play.onclick = () => {
+    if (player !== null) return pause();
+    if (index >= frames.length - 1) go(0);
+    play.textContent = "❚❚ Pause";
+    play.setAttribute("aria-pressed", "true");
+    player = setTimeout(tick, 1000 / Number(speed.value));
+  };
+  const go = (target, quiet = false, playing = false) => {
     index = Math.max(0, Math.min(frames.length - 1, target));
     const frame = frames[index];
     const previous = index > 0 ? frames[index - 1] : null;
@@ -54,7 +79,8 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
     scores.replaceChildren(scoreTable(replay, frame, drawing));
     buttons.first.disabled = buttons.prev.disabled = buttons.prevRound.disabled = index === 0;
     buttons.last.disabled = buttons.next.disabled = buttons.nextRound.disabled = index === frames.length - 1;
-    say(`${status.textContent}. ${moveText.textContent}`);
+    // A screen reader hears each step taken, not each step played: it would talk over the game.
+    if (!playing) say(`${status.textContent}. ${moveText.textContent}`);
     if (!quiet) moved(index);
   };
   buttons.first.onclick = () => go(0);
@@ -66,8 +92,9 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
   slider.oninput = () => go(Number(slider.value));
   state.keyHandler = (event) => {
     const actions = { ArrowRight: buttons.next, ArrowLeft: buttons.prev, Home: buttons.first, End: buttons.last,
-      PageDown: buttons.nextRound, PageUp: buttons.prevRound };
-    const button = actions[event.key];
+      PageDown: buttons.nextRound, PageUp: buttons.prevRound, " ": play };
+    // Space on a focused button presses that button already.
+    const button = event.key === " " && event.target.closest("button, a, summary") ? null : actions[event.key];
     if (button && !event.altKey && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
       button.click();
@@ -75,9 +102,10 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
   };
   const viewer = h("section", { class: "viewer", id: "replay", tabindex: 0, "aria-label": "Replay viewer" },
     h("div", { class: "controls" }, buttons.first, buttons.prevRound, buttons.prev, buttons.next, buttons.nextRound,
-      buttons.last, slider),
+      buttons.last, slider, play, speed),
     h("p", { class: "keys" }, "Keys: ", h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " move, ", h("kbd", {}, "PgUp"), " ",
-      h("kbd", {}, "PgDn"), " round, ", h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), " start and end."),
+      h("kbd", {}, "PgDn"), " round, ", h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), " start and end, ",
+      h("kbd", {}, "Space"), " play and pause."),
     status, moveText, clock, why, said, board, scores,
     h("p", { class: "muted" }, `Seed ${replay.seed}, commitment ${replay.seed_commitment}.`));
   go(Number.isInteger(start) ? start : 0, true);
@@ -90,6 +118,9 @@ export function replayViewer(replay, frames, drawing, start = 0, moved = () => {
         `step ${stepOf(f.move)}`)] : null))));
   return h("div", {}, list, viewer);
 }
+
+const SPEEDS = [1, 2, 4, 8, 16];
+/* Steps a second when playing: 2 follows a card game's moves; 16 plays a long board game in a minute. */
 
 function debugAt(replay, move) {
   // What the bots said about move number `move` (their debug output): in the record once the match has ended.
