@@ -1,4 +1,4 @@
-"""`arena match`: start a match on an arena, look at one, export its replay record."""
+"""`arena match`: start a match on an arena, list them, look at one, export its replay record."""
 
 from __future__ import annotations
 
@@ -76,6 +76,46 @@ def match_create(
     if per_move_ms:
         request.clock.CopyFrom(pb.Clock(per_move_ms=per_move_ms, bank_ms=bank_ms))
     print(call(connection, lambda arena: arena.create_match(request)).match_id)
+
+
+@match.command("list")
+@click.option("--game", default="", help="Only matches of this game.")
+@click.option("--bot", default="", help="Only matches this bot played.")
+@click.option("--tournament", default="", help="Only matches of this tournament.")
+@click.option("--limit", type=click.IntRange(1, 500), default=20, show_default=True, help="How many, 1 to 500.")
+@click.option("--before", default="", metavar="ID", help="Only matches older than match ID: the next page.")
+@connection_options()
+@json_option
+def match_list(
+    game: str, bot: str, tournament: str, limit: int, before: str, connection: Connection, as_json: bool
+) -> None:
+    """Matches newest first: how each ended, scores and ranks; the command for the next page last."""
+    from arena.v1 import arena_service_pb2 as api_pb
+    from arena.v1 import messages_pb2 as pb
+
+    request = api_pb.ListMatchesRequest(game=game, bot=bot, tournament_id=tournament, limit=limit, before=before)
+    page = call(connection, lambda arena: arena.list_matches(request))
+    if as_json:
+        print_json({"matches": [to_dict(summary) for summary in page.matches], "older": page.older})
+        return
+    view = table(
+        "matches, newest first",
+        ("id", "game", "ended", "seats (score, rank)", "started"),
+        keep=("id", "started"),
+    )
+    for summary in page.matches:
+        ended = pb.Termination.Name(summary.termination).removeprefix("TERMINATION_").lower()
+        seats = ", ".join(
+            f"{name} ({summary.scores[seat]}, {summary.ranks[seat]})" if seat < len(summary.ranks) else name
+            for seat, name in enumerate(summary.seats)
+        )
+        view.add_row(summary.match_id, summary.game.game, ended if summary.ended_ms else "running", seats,
+                     when(summary.started_ms))  # fmt: skip
+    console().print(view)
+    if page.older:
+        filters = "".join(f" --{key} {value}" for key, value in (("game", game), ("bot", bot),
+                                                                  ("tournament", tournament)) if value)  # fmt: skip
+        print(f"older: arena match list{filters} --before {page.older}")
 
 
 @match.command("show")

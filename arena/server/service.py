@@ -339,8 +339,13 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         self, request: api_pb.ListMatchesRequest, context: grpc.aio.ServicerContext
     ) -> api_pb.ListMatchesResponse:
         limit = min(request.limit or 50, MAX_LIST)
-        records = await self.store.list_matches(request.game, request.bot, limit, request.tournament_id)
-        return api_pb.ListMatchesResponse(matches=[summary_to_pb(record) for record in records])
+        async with _store_errors(context):
+            page = await self.store.page_matches(
+                request.game, request.bot, limit, request.tournament_id, request.before, request.after
+            )
+        return api_pb.ListMatchesResponse(
+            matches=[summary_to_pb(record) for record in page.matches], older=page.older, newer=page.newer
+        )
 
     async def WatchMatch(
         self, request: api_pb.WatchMatchRequest, context: grpc.aio.ServicerContext

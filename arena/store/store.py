@@ -171,6 +171,16 @@ return 1
 """
 
 
+@dataclass(frozen=True)
+class MatchPage:
+    """Matches newest first, and the ids to ask `before` (`older`) and `after` (`newer`) for the next page
+    either way; empty where the list ends."""
+
+    matches: list[MatchRecord]
+    older: str
+    newer: str
+
+
 class Store:
     """Typed access to the arena's Redis data; the server holds one."""
 
@@ -370,7 +380,7 @@ class Store:
         holds matches (`--retain-days`), and an archived match is read by its id (`get_match`).
         """
         if before and after:
-            raise StoreError("page with before= or after=, not both")
+            raise StoreError("page with before or after, not both: drop one of them")
         if tournament:
             await self._index_tournament_matches()
             index = keys.matches_of_tournament(tournament)
@@ -386,9 +396,9 @@ class Store:
 
         async def rank(match_id: str) -> int:
             found = await self.redis.zrevrank(index, match_id)
-            if found is None:
+            if not isinstance(found, int):  # None: not in this index
                 raise NotFound(f"no match {match_id!r} in this list to page from; start again at the newest")
-            return int(found)
+            return found
 
         page = max(limit, LIST_PAGE)
         found: dict[str, MatchRecord] = {}  # by id: a match listed meanwhile shifts the pages by one
@@ -411,6 +421,19 @@ class Store:
                 break
             start += page
         return list(found.values())[:limit]
+
+    async def page_matches(
+        self, game: str = "", bot: str = "", limit: int = 50, tournament: str = "", before: str = "", after: str = ""
+    ) -> MatchPage:
+        """A page of `list_matches` with the ids to page on from either way."""
+        # One more than asked, to know whether another page follows in the direction read.
+        records = await self.list_matches(game, bot, limit + 1, tournament, before, after)
+        more = len(records) > limit  # older ones, or with `after` newer ones
+        shown = records[-limit:] if after else records[:limit]
+        # Paged from a match, the list holds that match on the side it came from.
+        older = bool(shown) and (bool(after) or more)
+        newer = bool(shown) and (bool(before) or (bool(after) and more))
+        return MatchPage(shown, shown[-1].match_id if older else "", shown[0].match_id if newer else "")
 
     async def _summaries(self, match_ids: Sequence[str]) -> list[MatchRecord]:
         pipe = self.redis.pipeline(transaction=False)

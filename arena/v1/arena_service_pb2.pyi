@@ -163,22 +163,30 @@ class GetMatchResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[_messages_pb2.MatchSummary, _Mapping]] = ..., replay_json: _Optional[str] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("game", "bot", "limit", "tournament_id")
+    __slots__ = ("game", "bot", "limit", "tournament_id", "before", "after")
     GAME_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
     game: str
     bot: str
     limit: int
     tournament_id: str
-    def __init__(self, game: _Optional[str] = ..., bot: _Optional[str] = ..., limit: _Optional[int] = ..., tournament_id: _Optional[str] = ...) -> None: ...
+    before: str
+    after: str
+    def __init__(self, game: _Optional[str] = ..., bot: _Optional[str] = ..., limit: _Optional[int] = ..., tournament_id: _Optional[str] = ..., before: _Optional[str] = ..., after: _Optional[str] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
-    __slots__ = ("matches",)
+    __slots__ = ("matches", "older", "newer")
     MATCHES_FIELD_NUMBER: _ClassVar[int]
+    OLDER_FIELD_NUMBER: _ClassVar[int]
+    NEWER_FIELD_NUMBER: _ClassVar[int]
     matches: _containers.RepeatedCompositeFieldContainer[_messages_pb2.MatchSummary]
-    def __init__(self, matches: _Optional[_Iterable[_Union[_messages_pb2.MatchSummary, _Mapping]]] = ...) -> None: ...
+    older: str
+    newer: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[_messages_pb2.MatchSummary, _Mapping]]] = ..., older: _Optional[str] = ..., newer: _Optional[str] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id",)

@@ -96,8 +96,6 @@ def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
         """Matches newest first: id, game, params, seats, scores, ranks, termination, times, tournament, running,
         `winners` (the seats ranked first). `older` and `newer`: the match ids to ask `before=` and `after=`
         for the next page either way, null where the list ends; the filters stay the same."""
-        if before and after:
-            raise HTTPException(422, "before and after: page one way at a time, drop one of them")
         return await source.matches(game, bot, tournament, limit, before, after)
 
     @app.get("/api/matches/{match_id}", tags=["matches"])

@@ -22,7 +22,7 @@ from arena.store import CorruptReplay, MatchRecord, Store
 from arena.store.hosted import HostedStore
 from arena.store.ratings import LeaderboardRow, RatingStore
 from arena.store.relay import RelayStore
-from arena.store.store import BotKind, NotFound
+from arena.store.store import BotKind, NotFound, StoreError
 from arena.store.tournaments import TournamentState, TournamentStore
 from arena.store.work import WorkQueue
 from arena.tournaments.spec import TournamentSpec, seed_commitment
@@ -280,19 +280,15 @@ class WebData:
         if tournament:
             await self._tournament_state(tournament)
         try:
-            # One more than asked, to know whether another page follows in the direction read.
-            records = await self.store.list_matches(game, bot, limit + 1, tournament, before, after)
+            page = await self.store.page_matches(game, bot, limit, tournament, before, after)
         except NotFound as error:
             raise NotFoundError(str(error)) from None
-        more = len(records) > limit  # in the direction read: older ones, or with `after` newer ones
-        shown = records[-limit:] if after else records[:limit]
-        # Paging from a match, the list holds that match on the side it came from.
-        older = bool(shown) and (bool(after) or more)
-        newer = bool(shown) and (bool(before) or (bool(after) and more))
+        except StoreError as error:
+            raise HTTPException(422, str(error)) from None
         return {
-            "matches": [match_summary(record) for record in shown],
-            "older": shown[-1].match_id if older else None,
-            "newer": shown[0].match_id if newer else None,
+            "matches": [match_summary(record) for record in page.matches],
+            "older": page.older or None,
+            "newer": page.newer or None,
         }
 
     async def replay(self, match_id: str) -> dict[str, Any]:

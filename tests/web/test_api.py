@@ -125,7 +125,7 @@ def test_a_tournament_pairs_every_two_bots_on_the_deals_both_played(web_arena: W
         ("/api/matches/m999999/replay", 404, "no match 'm999999'; /api/matches lists the matches"),
         ("/api/matches?limit=many", 422, "query limit: Input should be a valid integer"),
         ("/api/matches?game=board13&before=m999999", 404, "no match 'm999999' in this list to page from; start again"),
-        ("/api/matches?before=a&after=b", 422, "before and after: page one way at a time, drop one of them"),
+        ("/api/matches?before=a&after=b", 422, "page with before or after, not both: drop one of them"),
         ("/api/nothing-here", 404, "no API endpoint /api/nothing-here; /api/openapi.json lists them"),
     ],
 )
