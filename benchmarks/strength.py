@@ -222,6 +222,9 @@ VARIANTS = (
         sets=True,
     ),
     Variant("tau 0, each deal's 6 matches as one result, draw within 3 points", NEW, sets=True, margin=3),
+    # A smaller beta tells TrueSkill a match says more about skill: each result moves mu further.
+    Variant("tau 0, beta / 2, each match", RatingModel(beta=RatingModel().beta / 2)),
+    Variant("tau 0, beta x 0.7, each match", RatingModel(beta=RatingModel().beta * 0.7)),
 )
 
 
