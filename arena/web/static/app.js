@@ -538,12 +538,16 @@ function headToHead(t) {
     orderNotes(t.unsettled));
 }
 
-// The neighbours whose order is not established, one line each; folded into a count beyond three, so that a
-// big field's page stays short.
+// The neighbours whose order is not established, under one lead-in and one short line each; folded into a
+// count beyond three, so that a big field's page stays short (a phone wraps each long name on a line of its own).
 function orderNotes(unsettled) {
-  if (!unsettled.length) return h("ul", { class: "order-notes" }, h("li", {}, "Every neighbour's place in the standings is established."));
-  const notes = h("ul", { class: "order-notes" }, unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
-    `Not yet established: ${upper} above ${lower} (more deals may settle it, or show them equal)`)));
+  if (!unsettled.length) {
+    return h("div", { class: "order-notes" }, h("p", {}, "Every neighbour's place in the standings is established."));
+  }
+  const notes = h("div", { class: "order-notes" },
+    h("p", {}, "Not yet established (more deals may settle them, or show them equal):"),
+    h("ul", {}, unsettled.map(([upper, lower]) => h("li", { "data-upper": upper, "data-lower": lower },
+      `${upper} above ${lower}`))));
   if (unsettled.length <= 3) return notes;
   return h("details", { class: "order-notes-folded" },
     h("summary", {}, `${unsettled.length} neighbours' order not yet established`), notes);
