@@ -15,7 +15,7 @@ import inspect
 import struct
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
@@ -81,6 +81,18 @@ class Outcome:
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     termination: Termination = Termination.NORMAL
+
+    def __reduce__(self) -> tuple[type[Outcome], tuple[object, ...]]:
+        return rebuilt(self)
+
+
+def rebuilt(instance: Any) -> tuple[Any, tuple[object, ...]]:
+    """`__reduce__` for a frozen dataclass: pickled as its class and fields, unpickled through `__init__`.
+
+    Compiled with mypyc, a frozen dataclass refuses pickle's default restore (which sets attributes
+    one by one), and built-in bots' worker processes are sent games and observations by pickle.
+    """
+    return type(instance), tuple(getattr(instance, field.name) for field in fields(instance))
 
 
 def ranks_from_scores(scores: Sequence[int], *, lower_is_better: bool = True) -> tuple[int, ...]:

@@ -34,6 +34,7 @@ from arena.games.base import (
     State,
     Termination,
     ranks_from_scores,
+    rebuilt,
     seed_commitment,
 )
 
@@ -80,6 +81,9 @@ class CardRules:
     """Deal a fourth, unused hand (Friday the 13th with three players)."""
     seed_picks_dealer: bool
     """Round 1's seed draw picks the dealer (13) rather than the first player (Friday)."""
+
+    def __reduce__(self) -> tuple[type[CardRules], tuple[object, ...]]:
+        return rebuilt(self)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -232,6 +236,9 @@ class CardObservation:
     """This round's actions so far; move i was made by seat (first_player + i) mod players."""
     scores: tuple[int, ...]
     round_penalties: tuple[tuple[int, ...], ...]
+
+    def __reduce__(self) -> tuple[type[CardObservation], tuple[object, ...]]:
+        return rebuilt(self)
 
     def card_text(self, code: int) -> str:
         return f"{self.suits[code >> 3]}:{code & 7}"

@@ -142,3 +142,21 @@ def test_the_compiled_modules_need_only_the_system_libraries() -> None:
         needed = [Path(word) for line in listing.splitlines() for word in line.split() if word.startswith("/")]
         for library in needed:
             assert library.resolve().is_relative_to("/usr") or library.parts[1].startswith("lib"), listing
+
+
+@pytest.mark.parametrize("game, params", [("friday13", {"players": 3}), ("amigo13", {"players": 4}), ("board13", {})])
+def test_what_the_built_in_bots_workers_are_sent_survives_pickling(game: str, params: dict[str, Any]) -> None:
+    """The node sends a game and each move's observation to its built-in bots' worker processes by pickle;
+    a compiled frozen dataclass refuses pickle's default restore, so each one rebuilds itself."""
+    import pickle
+
+    from arena.games import make_game
+
+    made = make_game(game, **params)
+    state = made.new_match(b"pickled")
+    observation = state.observation(state.current_player())
+    assert pickle.loads(pickle.dumps(made)).params() == made.params()
+    assert pickle.loads(pickle.dumps(observation)) == observation
+    while not state.is_terminal():
+        state.apply(state.legal_actions()[0])
+    assert pickle.loads(pickle.dumps(state.outcome())) == state.outcome()
