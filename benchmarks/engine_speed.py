@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from machine import describe
 
+from arena.compiled import STATUS
 from arena.games import make_game
 from arena.games.cards import CardGame
 from arena.match.local import play_series, schedule
@@ -64,6 +65,7 @@ def main() -> None:
         return play_matches * rounds / (time.perf_counter() - started)
 
     print(f"{game.name}, {args.players} players, {moves_per_round} moves a round, one core of {describe()}")
+    print(f"engine: {STATUS}")
     best, median = best_and_median(engine, args.repeats)
     print(
         f"engine playouts: {best:,.0f} rounds/s ({best * moves_per_round:,.0f} moves/s); median {median:,.0f} rounds/s"

@@ -16,8 +16,12 @@ with medians:
   how `arena play` compares with a first straightforward implementation of the rules.
 
 Then arena play and the runner each run once more under tracemalloc for their peak memory. For
-the card games the engine's own playout loop (`CardState.playout`, the search bots' path) is
-shown too.
+the card games the engine's own playout loop (`CardState.playout`) is shown too.
+
+Each run is timed twice: wall-clock time, and the CPU time of this process (`time.process_time`),
+which other work on a shared machine changes far less; the ratios are given for both. The first
+line says which engine ran: compiled with mypyc, or plain Python (ARENA_PURE_PYTHON=1 runs the
+plain sources of a compiled build, to compare the two).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from functools import partial
 from machine import describe
 from plain_reference import PlainFriday13
 
+from arena.compiled import STATUS
 from arena.games import make_game
 from arena.games.base import Game
 from arena.games.cards import CardState
@@ -88,10 +93,11 @@ def runner(game: Game, games: int) -> None:
     asyncio.run(series())
 
 
-def timed(run: Callable[[], object]) -> float:
-    started = time.perf_counter()
+def timed(run: Callable[[], object]) -> tuple[float, float]:
+    """Seconds of wall-clock time and of this process's CPU time."""
+    started, cpu = time.perf_counter(), time.process_time()
     run()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def peak_mib(run: Callable[[], object]) -> float:
@@ -126,23 +132,30 @@ def main() -> None:
         contenders["engine playout"] = partial(playouts, game, seeds)
     if isinstance(game, Friday13):
         contenders["plain reference"] = partial(plain_reference_loop, game.players, game.edition, seeds)
-    times: dict[str, list[float]] = {name: [] for name in contenders}
+    walls: dict[str, list[float]] = {name: [] for name in contenders}
+    cpus: dict[str, list[float]] = {name: [] for name in contenders}
     print(f"{game!r}, {games} matches, {args.repeats} repeats, one core of {describe()}, load {os.getloadavg()[0]:.2f}")
+    print(f"engine: {STATUS}")
     for _ in range(args.repeats):
         for name, run in contenders.items():
-            times[name].append(timed(run))
-    medians = {name: statistics.median(spent) for name, spent in times.items()}
-    for name, median in medians.items():
-        spent = ", ".join(f"{t:.2f}" for t in times[name])
-        print(f"{name:>15}: median {median:.2f} s ({games / median:,.0f} matches/s; runs {spent})")
-    engine = medians["engine"]
-    print(f"arena play / engine: {medians['arena play'] / engine:.2f}x")
-    if "runner" in medians:
-        print(f"runner / engine: {medians['runner'] / engine:.2f}x")
-    if "engine playout" in medians:
-        print(f"arena play / engine playout: {medians['arena play'] / medians['engine playout']:.2f}x")
-    if "plain reference" in medians:
-        print(f"arena play is {medians['plain reference'] / medians['arena play']:.2f}x the plain reference's speed")
+            wall, cpu = timed(run)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    for label, times in (("wall-clock", walls), ("CPU", cpus)):
+        medians = {name: statistics.median(spent) for name, spent in times.items()}
+        print(f"{label} time, medians:")
+        for name, median in medians.items():
+            spent = ", ".join(f"{t:.2f}" for t in times[name])
+            print(f"{name:>15}: median {median:.2f} s ({games / median:,.0f} matches/s; runs {spent})")
+        engine = medians["engine"]
+        print(f"arena play / engine: {medians['arena play'] / engine:.2f}x")
+        if "runner" in medians:
+            print(f"runner / engine: {medians['runner'] / engine:.2f}x")
+        if "engine playout" in medians:
+            print(f"arena play / engine playout: {medians['arena play'] / medians['engine playout']:.2f}x")
+        if "plain reference" in medians:
+            ratio = medians["plain reference"] / medians["arena play"]
+            print(f"arena play is {ratio:.2f}x the plain reference's speed ({label} time)")
     print(f"peak traced memory: arena play {peak_mib(contenders['arena play']):.1f} MiB", end="")
     if "runner" in contenders:
         print(f", runner {peak_mib(contenders['runner']):.1f} MiB", end="")

@@ -7,6 +7,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from arena.games.base import Action, Game
 
 
@@ -27,6 +29,7 @@ class Turn(Protocol):
     def observation(self) -> Any: ...
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # bots written with the SDK derive from it
 class Bot(ABC):
     """A policy for one seat of one match. A new instance plays each match."""
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from arena.bots.heuristic import POLICIES
-from arena.bots.montecarlo import MODELS
+from arena.bots.montecarlo import MODELS, CommonNumbers
 from arena.games.base import Action
 from arena.games.board13.board import (
     BLACK_STONE,
@@ -108,6 +108,7 @@ class Board13Search:
     goals. Greedy replies matter: uniformly random ones almost never punish a careless move.
     """
 
+    playouts = 300
     horizon = 1
     exploration = 0.0
 
@@ -120,16 +121,16 @@ class Board13Search:
             self._last = (observation, Board13State.from_observation(self.game, observation))
         return self._last[1].clone()
 
-    def playout(self, state: Board13State, rng: random.Random) -> None:
-        greedy_playout(state, rng, self.horizon, self.exploration)
+    def playout(self, state: Board13State, numbers: CommonNumbers) -> None:
+        greedy_playout(state, numbers, self.horizon, self.exploration)
 
     def loss(self, state: Board13State, seat: int) -> float:
         return -evaluate(state, seat)
 
 
-def greedy_playout(state: Board13State, rng: random.Random, horizon: int, exploration: float) -> None:
+def greedy_playout(state: Board13State, numbers: CommonNumbers, horizon: int, exploration: float) -> None:
     """Play at most `horizon` plies: each the action that removes most, else a random one."""
-    rand = rng.random
+    rand = numbers.random
     for _ in range(horizon):
         if state.is_terminal():
             return

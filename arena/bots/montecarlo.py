@@ -14,7 +14,8 @@ same match give the same moves however busy the machine is. `time_limit` is only
 when it strikes, the moves still in the running are compared on the samples they all saw.
 
 What is particular to a game family (how to sample, how to play out, what counts as a loss)
-is a `SearchModel`, found in `MODELS` by the game's class.
+is a `SearchModel`, found in `MODELS` by the game's class. This module is compiled with mypyc
+with the card engine where the build can (setup.py), so that the playouts run as C.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol
 
 from arena.bots.base import Bot, Turn
 from arena.bots.heuristic import policy_for
+from arena.compiled import COMPILED
 from arena.games.base import Action, Game, State
 from arena.games.cards import (
     LIMIT,
@@ -42,29 +44,71 @@ from arena.games.cards import (
     CardState,
 )
 
-DEFAULT_SAMPLES = 300
-"""Playouts per move for a model that does not say how many it needs (`Budgeted`)."""
 DEFAULT_TIME_LIMIT = 0.25
 """Seconds of search per move at most: a safety net for a busy machine, which an idle one never reaches."""
 
 
+class CommonNumbers:
+    """The random numbers of the playouts of one sample, the same for every move compared on it.
+
+    After `reseed(seed)`, the k-th `random()` since the last `rewind()` is the k-th number of
+    `random.Random(seed)`: each number is drawn once and kept for the playouts after. Restoring
+    the generator's state before each playout gives the same numbers, but copying its 2.5 kB
+    state takes longer than a compiled playout.
+    """
+
+    __slots__ = ("_source", "_numbers", "_next")
+
+    def __init__(self, seed: int = 0) -> None:
+        self._source = random.Random(seed)
+        self._numbers: list[float] = []
+        self._next = 0
+
+    def reseed(self, seed: int) -> None:
+        self._source.seed(seed)
+        self._numbers.clear()
+        self._next = 0
+
+    def rewind(self) -> None:
+        self._next = 0
+
+    def random(self) -> float:
+        """The next number in [0, 1)."""
+        index = self._next
+        self._next = index + 1
+        if index < len(self._numbers):
+            return self._numbers[index]
+        number = self._source.random()
+        self._numbers.append(number)
+        return number
+
+
+def shuffle(items: list[int], rng: random.Random) -> None:
+    """`rng.shuffle(items)`, draw for draw (CPython's Fisher-Yates with `_randbelow`), written out
+    so that it compiles: the library's is a Python loop, slower than a compiled playout."""
+    getrandbits = rng.getrandbits
+    for last in range(len(items) - 1, 0, -1):
+        span = last + 1
+        bits = span.bit_length()
+        pick = getrandbits(bits)
+        while pick >= span:
+            pick = getrandbits(bits)
+        items[last], items[pick] = items[pick], items[last]
+
+
 class SearchModel(Protocol):
+    playouts: int
+    """Playouts a move deserves (`MonteCarloBot`'s budget unless it is given one)."""
+
     def sample(self, observation: Any, rng: random.Random) -> State[Any]:
         """A full state consistent with the observation, hidden parts drawn at random."""
 
     # The state parameters are Any: each model takes its own family's State subclass.
-    def playout(self, state: Any, rng: random.Random) -> None:
-        """Play `state` on to the end of the search horizon."""
+    def playout(self, state: Any, numbers: CommonNumbers) -> None:
+        """Play `state` on to the end of the search horizon, its random choices drawn from `numbers`."""
 
     def loss(self, state: Any, seat: int) -> float:
         """How bad the played-out `state` is for `seat`; lower is better."""
-
-
-@runtime_checkable
-class Budgeted(Protocol):
-    """A model that says how many playouts a move deserves."""
-
-    playouts: int
 
 
 class MonteCarloBot(Bot):
@@ -87,12 +131,11 @@ class MonteCarloBot(Bot):
                 break
         else:
             raise ValueError(f"the mc bot does not play {game.name}")
-        if samples is None:
-            samples = self.model.playouts if isinstance(self.model, Budgeted) else DEFAULT_SAMPLES
-        self.samples = samples
+        self.samples = self.model.playouts if samples is None else samples
         """Playouts per move at most."""
         self.time_limit = time_limit
         self.prior = policy_for(game)
+        self.numbers = CommonNumbers()
 
     def act(self, turn: Turn) -> Action:
         legal = list(turn.legal_actions)
@@ -110,20 +153,19 @@ class MonteCarloBot(Bot):
 
         alive = legal
         rounds = math.ceil(math.log2(len(legal)))
-        common = random.Random()
+        numbers = self.numbers
         drawn = 0
         for _ in range(rounds):
             for _ in range(max(1, self.samples // (rounds * len(alive)))):
                 if drawn and time.perf_counter() > deadline:
                     return min(alive, key=rank)
                 sample = model.sample(observation, rng)
-                common.seed(rng.getrandbits(64))
-                start = common.getstate()
+                numbers.reseed(rng.getrandbits(64))
                 for action in alive:
                     trial = sample.clone()
                     trial.apply_trusted(action)
-                    common.setstate(start)
-                    model.playout(trial, common)
+                    numbers.rewind()
+                    model.playout(trial, numbers)
                     totals[action] += model.loss(trial, seat)
                 drawn += 1
             # Every move still in the running saw the same samples, so totals compare fairly.
@@ -131,15 +173,20 @@ class MonteCarloBot(Bot):
         return alive[0]
 
 
-SAFE_RANK = [2 * VALUE_OF[code] + (SUIT_OF[code] != WILD) for code in range(32)]
+SAFE_RANK: Final = [2 * VALUE_OF[code] + (SUIT_OF[code] != WILD) for code in range(32)]
 """The greedy rule's preference among cards that stay under the limit: high first, omens before wild cards."""
-TAKE_RANK = [2 * VALUE_OF[code] + (SUIT_OF[code] == WILD) for code in range(32)]
+TAKE_RANK: Final = [2 * VALUE_OF[code] + (SUIT_OF[code] == WILD) for code in range(32)]
 """Its preference among cards that take the chosen pile: low first (the new pile), omens before wild cards."""
-RANDOM_SHARES = tuple(step / 20 for step in range(21))
+RANDOM_SHARES: Final = tuple(step / 20 for step in range(21))
 """The shares of random moves among which `Opponents` weighs each seat's play."""
+CARD_PLAYOUTS = 2000 if COMPILED else 700
+"""The card games' playouts a move, as many as the engine affords in the same time: compiled
+(setup.py), 2,000 take less CPU time than 700 in plain Python, a median of 74-77 ms a move against
+91-104 ms on a shared 2-core EPYC (benchmarks/mc_moves.py), so the time limit stays as far away
+as it was."""
 
 
-def greedy_playout(state: CardState, rand: Callable[[], float], exploration: Sequence[float]) -> None:
+def greedy_playout(state: CardState, numbers: CommonNumbers, exploration: list[float]) -> None:
     """Play `state` to its end: every seat the greedy rule, except a share `exploration[seat]` of random moves.
 
     The greedy rule is the heuristic bot's (`arena.bots.heuristic.card_policy`), restated over
@@ -149,73 +196,77 @@ def greedy_playout(state: CardState, rand: Callable[[], float], exploration: Seq
     A pile costs 2 per wild card and 1 per omen card, except that omens of a type of which the
     taker then holds strictly the most are free, with those of that type it already had.
     """
-    values, suits, limit, safe_rank, take_rank = VALUE_OF, SUIT_OF, LIMIT, SAFE_RANK, TAKE_RANK
     room = LIMIT - WILD_VALUE
-    players = state.rules.players
-    hands, totals, piles, collected = state.hands, state.totals, state.piles, state.collected
-    # counts[suit][seat]: the collected cards of each type, kept up to date as piles are taken.
-    counts = [[0] * players for _ in range(4)]
-    for seat, taken in enumerate(collected):
-        for card in taken:
-            counts[suits[card]][seat] += 1
+    players = state.players
     seat = state.turn
     while seat >= 0:
-        hand = hands[seat]
-        if rand() < exploration[seat]:
+        # Read afresh each move: a new round brings new lists. `taken` counts each seat's
+        # collected cards by type (entry 4 * seat + suit), kept up by the engine.
+        hand, totals, piles, taken = state.hands[seat], state.totals, state.piles, state.taken
+        if numbers.random() < exploration[seat]:
             # A careless move: any legal action alike, as the random bot chooses; the wild
             # cards are all one code, with an action for each pile.
             codes = list(set(hand))
             if WILD_CODE in codes:
-                pick = int(rand() * (len(codes) + 2))
+                pick = int(numbers.random() * (len(codes) + 2))
                 if pick < 3:
                     action = WILD_CODE * 3 + pick
                 else:
                     codes.remove(WILD_CODE)
-                    action = codes[pick - 3] * 3 + suits[codes[pick - 3]]
+                    action = codes[pick - 3] * 3 + SUIT_OF[codes[pick - 3]]
             else:
-                code = codes[int(rand() * len(codes))]
-                action = code * 3 + suits[code]
+                code = codes[int(numbers.random() * len(codes))]
+                action = code * 3 + SUIT_OF[code]
         else:
             best = -1
+            code = pile = 0
             for card in hand:
-                key = safe_rank[card]
+                key = SAFE_RANK[card]
                 if key > best:
-                    suit = suits[card]
+                    suit = SUIT_OF[card]
                     if suit == WILD:
                         if totals[0] <= room or totals[1] <= room or totals[2] <= room:
                             best, code = key, card
-                    elif totals[suit] + values[card] <= limit:
+                    elif totals[suit] + VALUE_OF[card] <= LIMIT:
                         best, code = key, card
             if best >= 0:
-                pile = suits[code]
+                pile = SUIT_OF[code]
                 if pile == WILD:
                     pile = 0 if totals[0] <= room else (1 if totals[1] <= room else 2)
             else:
                 costs = [0, 0, 0]
-                for target in (0, 1, 2):
+                for target in range(3):
                     cards = piles[target]
                     wilds = cards.count(WILD_CODE)
-                    held = counts[target]
-                    most, mine = max(held), held[seat]
-                    if mine == most and held.count(most) == 1:
+                    most = holders = 0
+                    for other in range(players):
+                        count = taken[4 * other + target]
+                        if count > most:
+                            most, holders = count, 1
+                        elif count == most:
+                            holders += 1
+                    mine = taken[4 * seat + target]
+                    if mine == most and holders == 1:
                         costs[target] = 2 * wilds
                     else:
                         after = mine + len(cards) - wilds
                         costs[target] = 2 * wilds + (0 if after > most else after) - mine
+                # A wild card goes on the cheapest pile, the first of equals.
+                cheapest = 0
+                if costs[1] < costs[cheapest]:
+                    cheapest = 1
+                if costs[2] < costs[cheapest]:
+                    cheapest = 2
                 best = 1 << 30
                 for card in hand:
-                    target = suits[card]
+                    target = SUIT_OF[card]
                     if target == WILD:
-                        target = min((0, 1, 2), key=costs.__getitem__)
-                    key = costs[target] * 32 + take_rank[card]
+                        target = cheapest
+                    key = costs[target] * 32 + TAKE_RANK[card]
                     if key < best:
                         best, code, pile = key, card, target
             action = code * 3 + pile
-        before = len(collected[seat])
         state.apply_trusted(action)
-        if len(collected[seat]) != before:
-            for card in collected[seat][before:]:
-                counts[suits[card]][seat] += 1
         seat = state.turn
 
 
@@ -244,7 +295,10 @@ def move_likelihoods(
     def held(count: int) -> float:
         return 1 - math.comb(size - count, hand_size) / hands
 
-    actions = sum(held(count) * (3 if SUIT_OF[card] == WILD else 1) for card, count in pool.items())
+    # Sums of floats are loops here: mypyc takes sum() over a generator for a sum of ints.
+    actions = 0.0
+    for card, count in pool.items():
+        actions += held(count) * (3 if SUIT_OF[card] == WILD else 1)
     random_play = held(copies) / actions
     if _fits(code, room, lowest):
         if VALUE_OF[code] > room[pile] or (wild and pile != next(p for p in range(3) if room[p] >= WILD_VALUE)):
@@ -301,7 +355,7 @@ class Opponents:
         # Before a move the observer had not seen the cards still to be played then, except its own.
         unseen = self.deck.copy()
         unseen.subtract(obs.hand)
-        unseen.subtract(action // 3 for action in moves)
+        unseen.subtract([action // 3 for action in moves])
         drawn = 0 if rules.hand_size is None else len(rules.deck) - players * rules.hand_size - obs.draw_pile_size
         plays_after = [0] * players
         draws_after = [0] * players
@@ -334,7 +388,11 @@ class Opponents:
         for weights in self.log_weights:
             top = max(weights)
             odds = [math.exp(weight - top) for weight in weights]
-            shares.append(sum(share * odd for share, odd in zip(RANDOM_SHARES, odds, strict=True)) / sum(odds))
+            expected = total = 0.0
+            for share, odd in zip(RANDOM_SHARES, odds, strict=True):
+                expected += share * odd
+                total += odd
+            shares.append(expected / total)
         return shares
 
 
@@ -347,13 +405,11 @@ class CardSearch:
     is the seat's penalty for the round: rounds score separately, so later deals do not matter.
     """
 
-    playouts = 700
-    """Playouts per move: on one core of a 2.5 GHz Xeon about 80 ms at the start of a round (a playout is
-    then longest), 45 ms for a typical move, so the time limit stays far away."""
     own_exploration = 0.05
 
     def __init__(self, game: CardGame) -> None:
         self.game = game
+        self.playouts = CARD_PLAYOUTS
         self.deck = Counter(game.rules.deck)
         self.opponents = Opponents(game)
         self.exploration: list[float] = []
@@ -377,7 +433,7 @@ class CardSearch:
         if obs is not self._observation:
             self._prepare(obs)
         hidden = self._unseen[:]
-        rng.shuffle(hidden)
+        shuffle(hidden, rng)
         hands: list[Sequence[int]] = []
         position = 0
         for seat, size in enumerate(obs.hand_sizes):
@@ -391,8 +447,8 @@ class CardSearch:
         draw = hidden[position : position + obs.draw_pile_size]
         return CardState.from_observation(self.game, obs, hands, dummy, draw, this_round_only=True)
 
-    def playout(self, state: CardState, rng: random.Random) -> None:
-        greedy_playout(state, rng.random, self.exploration)
+    def playout(self, state: CardState, numbers: CommonNumbers) -> None:
+        greedy_playout(state, numbers, self.exploration)
 
     def loss(self, state: CardState, seat: int) -> float:
         return state.penalties[-1][seat]

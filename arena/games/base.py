@@ -3,6 +3,9 @@
 A `Game` holds rules and parameters; `Game.new_match(seed)` deals a `State`. The base `State`
 owns the guards (match over, illegal action) so that a game only writes the hooks. Nothing in
 `arena.games` does I/O: the engines are pure and deterministic for a given seed.
+
+This module is compiled with mypyc where the build can (see setup.py), as are the card engines
+that build on it; `Game` and `State` stay open to subclasses in plain Python (board13, tests).
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ import inspect
 import struct
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:
     # The kit module builds on this one; the registry only stores kits.
@@ -77,6 +82,18 @@ class Outcome:
     ranks: tuple[int, ...]
     termination: Termination = Termination.NORMAL
 
+    def __reduce__(self) -> tuple[type[Outcome], tuple[object, ...]]:
+        return rebuilt(self)
+
+
+def rebuilt(instance: Any) -> tuple[Any, tuple[object, ...]]:
+    """`__reduce__` for a frozen dataclass: pickled as its class and fields, unpickled through `__init__`.
+
+    Compiled with mypyc, a frozen dataclass refuses pickle's default restore (which sets attributes
+    one by one), and built-in bots' worker processes are sent games and observations by pickle.
+    """
+    return type(instance), tuple(getattr(instance, field.name) for field in fields(instance))
+
 
 def ranks_from_scores(scores: Sequence[int], *, lower_is_better: bool = True) -> tuple[int, ...]:
     """Rank 1 + the number of players strictly better, so ties share the better rank."""
@@ -92,7 +109,7 @@ def seed_commitment(seed: bytes) -> str:
 
 T = TypeVar("T")
 _HIGH_BYTE = b"\x3f"
-_SECOND_BYTE = bytes(0xF0 | (b & 0x0F) for b in range(256))
+_SECOND_BYTE = bytes([0xF0 | (b & 0x0F) for b in range(256)])
 
 
 class SeedStream:
@@ -103,18 +120,20 @@ class SeedStream:
     one word per card and sorts the cards by (bits 8-51 of their word, card code).
     """
 
-    __slots__ = ("_seed", "_data", "_position")
+    __slots__ = ("_seed", "_data", "_position", "_expected")
 
     def __init__(self, seed: bytes, expected_words: int = 64) -> None:
         self._seed = seed
-        self._data = hashlib.shake_256(seed).digest(8 * expected_words)
+        self._data = b""
+        """The output read so far and beyond, made on the first draw (a search's states never draw)."""
         self._position = 0
+        self._expected = 8 * expected_words
 
     def _take(self, size: int) -> bytes:
         end = self._position + size
         if end > len(self._data):
             # SHAKE output is extendable: a longer digest starts with the shorter one.
-            self._data = hashlib.shake_256(self._seed).digest(2 * end)
+            self._data = hashlib.shake_256(self._seed).digest(max(2 * end, self._expected))
         chunk = self._data[self._position : end]
         self._position = end
         return chunk
@@ -137,14 +156,15 @@ class SeedStream:
         return struct.pack(layout, *sorted(struct.unpack(layout, block)))[7::8]
 
     def copy(self) -> SeedStream:
-        twin = object.__new__(SeedStream)
-        twin._seed, twin._data, twin._position = self._seed, self._data, self._position
+        twin = SeedStream(self._seed, 0)
+        twin._data, twin._position, twin._expected = self._data, self._position, self._expected
         return twin
 
 
 G = TypeVar("G", bound="Game")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class State(ABC, Generic[G]):
     """One match in progress. Subclasses write the `_hooks`; the guards live here."""
 
@@ -193,19 +213,22 @@ class State(ABC, Generic[G]):
     def default_action(self) -> Action:
         """A safe move the server plays for a seat that is late, wrong or gone."""
 
-    def why_illegal(self, action: Action) -> str | None:
-        """Why `action` may not be played now, in a sentence; None when it may."""
+    def why_illegal(self, action: object) -> str | None:
+        """Why `action` may not be played now, in a sentence; None when it may.
+
+        It takes any value, so that compiled and plain Python answer alike what is no action id."""
         if self.is_terminal():
             return "the match is over; no more actions are accepted"
         if not isinstance(action, int) or isinstance(action, bool):
             return f"{action!r} is not an action id"
         return self._illegal_reason(action)
 
-    def apply(self, action: Action) -> None:
+    def apply(self, action: object) -> None:
         """Carry out `action` for the current player, or raise IllegalAction saying why."""
         reason = self.why_illegal(action)
         if reason is not None:
             raise IllegalAction(reason)
+        assert isinstance(action, int)  # why_illegal refuses anything else
         self._apply(action)
 
     def apply_trusted(self, action: Action) -> None:
@@ -220,6 +243,7 @@ class State(ABC, Generic[G]):
         return action
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(ABC):
     """Rules and parameters of one game; `new_match` deals a fresh `State`."""
 

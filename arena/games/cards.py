@@ -7,16 +7,20 @@ rounds make a match. Those differences are data in `CardRules`; every rule is wr
 Cards are small integers, `suit * 8 + value`, with suits 0-2 the three pile types and suit 3 the
 wild card (Friday the 13th, or the red "Fiese Vier"). An action is `card * 3 + pile`, so a wild
 card has three actions and any other card one.
+
+The state is lists of integers, typed precisely, so that mypyc compiles this module (with
+`arena.games.base` and the bots' search) into C where the build can (setup.py); the same source
+runs as plain Python where it cannot, move for move alike (tests/games/test_pinned_records.py).
 """
 
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
-from typing import Any, Self
+from typing import Any, Final
+
+from mypy_extensions import mypyc_attr
 
 from arena.games.base import (
     REPLAY_FORMAT,
@@ -30,20 +34,21 @@ from arena.games.base import (
     State,
     Termination,
     ranks_from_scores,
+    rebuilt,
     seed_commitment,
 )
 
-WILD = 3
+WILD: Final = 3
 """The suit index of the wild cards, which may go on any pile."""
-LIMIT = 13
+LIMIT: Final = 13
 """A pile whose total exceeds this overflows."""
-OMEN_VALUES = (1, 1, 1, 2, 2, 2, 4, 4, 5, 5, 5, 7, 7, 7)
-WILD_VALUE = 4
-WILD_COUNT = 8
-WILD_CODE = WILD * 8 + WILD_VALUE
-VALUE_OF = [code & 7 for code in range(32)]
-SUIT_OF = [code >> 3 for code in range(32)]
-ACTIONS_OF = [
+OMEN_VALUES: Final = (1, 1, 1, 2, 2, 2, 4, 4, 5, 5, 5, 7, 7, 7)
+WILD_VALUE: Final = 4
+WILD_COUNT: Final = 8
+WILD_CODE: Final = WILD * 8 + WILD_VALUE
+VALUE_OF: Final = [code & 7 for code in range(32)]
+SUIT_OF: Final = [code >> 3 for code in range(32)]
+ACTIONS_OF: Final = [
     (code * 3, code * 3 + 1, code * 3 + 2) if code >> 3 == WILD else (code * 3 + (code >> 3),) for code in range(32)
 ]
 """The actions of each card: ids ascend with the card code, so a sorted hand gives sorted actions."""
@@ -77,12 +82,11 @@ class CardRules:
     seed_picks_dealer: bool
     """Round 1's seed draw picks the dealer (13) rather than the first player (Friday)."""
 
-    @cached_property
-    def following(self) -> tuple[int, ...]:
-        """The seat after each seat, clockwise."""
-        return tuple((seat + 1) % self.players for seat in range(self.players))
+    def __reduce__(self) -> tuple[type[CardRules], tuple[object, ...]]:
+        return rebuilt(self)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CardGame(Game):
     """A card game of this family; `rules` holds what is particular to it."""
 
@@ -92,15 +96,12 @@ class CardGame(Game):
     def __init__(self, rules: CardRules) -> None:
         self.rules = rules
         self.players = rules.players
+        self.one_round_rules = replace(rules, rounds=1)
+        """These rules with a single round: search bots play out only the current round."""
         self._suit_index = {suit: index for index, suit in enumerate(rules.suits)}
 
     def new_match(self, seed: bytes) -> CardState:
         return CardState.deal(self, seed)
-
-    @cached_property
-    def one_round_rules(self) -> CardRules:
-        """These rules with a single round: search bots play out only the current round."""
-        return replace(self.rules, rounds=1)
 
     def card_text(self, code: int) -> str:
         return f"{self.rules.suits[code >> 3]}:{code & 7}"
@@ -173,32 +174,41 @@ def _piles_for(code: int) -> tuple[int, ...]:
     return (0, 1, 2) if suit == WILD else (suit,)
 
 
-def round_penalties(collected: Sequence[Sequence[int]]) -> list[int]:
-    """Penalty points of a round from each seat's collected cards.
+def penalties_of(taken: Sequence[int], players: int) -> list[int]:
+    """Penalty points of a round from the cards each seat collected, counted by type (`count_taken`).
 
     The one seat with strictly the most cards of a pile type discards them; every other
     collected card of the three types is 1 point and every wild card 2, whatever its value.
     """
-    counts = []
-    for cards in collected:
-        # Codes sort by suit, so the suit boundaries in sorted order give the counts.
-        ordered = sorted(cards)
-        mirrors = bisect_left(ordered, 8)
-        ladders = bisect_left(ordered, 16)
-        wilds = bisect_left(ordered, 24)
-        counts.append((mirrors, ladders - mirrors, wilds - ladders, len(ordered) - wilds))
-    penalties = [tally[0] + tally[1] + tally[2] + 2 * tally[WILD] for tally in counts]
+    penalties = []
+    for row in range(0, 4 * players, 4):
+        penalties.append(taken[row] + taken[row + 1] + taken[row + 2] + 2 * taken[row + WILD])
     for suit in range(3):
         most = 0
         holder = -1
-        for seat, tally in enumerate(counts):
-            if tally[suit] > most:
-                most, holder = tally[suit], seat
-            elif tally[suit] == most:
+        for seat in range(players):
+            count = taken[4 * seat + suit]
+            if count > most:
+                most, holder = count, seat
+            elif count == most:
                 holder = -1
         if holder >= 0:
             penalties[holder] -= most
     return penalties
+
+
+def count_taken(collected: Sequence[Sequence[int]]) -> list[int]:
+    """The collected cards counted by type: entry `4 * seat + suit` (suit 3 the wild cards)."""
+    taken = [0] * (4 * len(collected))
+    for seat, cards in enumerate(collected):
+        for card in cards:
+            taken[4 * seat + SUIT_OF[card]] += 1
+    return taken
+
+
+def round_penalties(collected: Sequence[Sequence[int]]) -> list[int]:
+    """Penalty points of a round from each seat's collected cards (`penalties_of`)."""
+    return penalties_of(count_taken(collected), len(collected))
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +236,9 @@ class CardObservation:
     """This round's actions so far; move i was made by seat (first_player + i) mod players."""
     scores: tuple[int, ...]
     round_penalties: tuple[tuple[int, ...], ...]
+
+    def __reduce__(self) -> tuple[type[CardObservation], tuple[object, ...]]:
+        return rebuilt(self)
 
     def card_text(self, code: int) -> str:
         return f"{self.suits[code >> 3]}:{code & 7}"
@@ -265,6 +278,7 @@ class CardState(State[CardGame]):
     __slots__ = (
         "game",
         "rules",
+        "players",
         "seed",
         "_stream",
         "round",
@@ -277,6 +291,7 @@ class CardState(State[CardGame]):
         "piles",
         "totals",
         "collected",
+        "taken",
         "moves",
         "cards_left",
         "scores",
@@ -291,6 +306,7 @@ class CardState(State[CardGame]):
         n = rules.players
         self.game = game
         self.rules = rules
+        self.players = n
         self.seed = seed
         self._stream = stream
         self.round = -1
@@ -304,6 +320,9 @@ class CardState(State[CardGame]):
         self.piles: list[list[int]] = [[], [], []]
         self.totals = [0, 0, 0]
         self.collected: list[list[int]] = [[] for _ in range(n)]
+        self.taken = [0] * (4 * n)
+        """This round's collected cards counted by type (`count_taken`), kept up as piles are taken:
+        the round's scoring and the search's playouts read them."""
         self.moves: list[Action] = []
         """This round's actions; the seat of move i is (first_player + i) mod players."""
         self.cards_left = 0
@@ -332,7 +351,7 @@ class CardState(State[CardGame]):
 
     def dealer_of(self, round_index: int) -> int:
         """The dealer of a round: the dealer rotates clockwise, one seat a round."""
-        return (self.dealer - self.round + round_index) % self.rules.players
+        return (self.dealer - self.round + round_index) % self.players
 
     def split_deck(self, deck: Sequence[int], first_player: int) -> tuple[list[list[int]], list[int], list[int]]:
         """Hands, dummy and draw pile (top card first) dealt from a shuffled deck.
@@ -341,7 +360,7 @@ class CardState(State[CardGame]):
         one card more; a dummy hand is dealt after the last player.
         """
         rules = self.rules
-        n = rules.players
+        n = self.players
         hands: list[list[int]] = [[] for _ in range(n)]
         if rules.hand_size is None:
             receivers = n + 1 if rules.dummy else n
@@ -355,7 +374,7 @@ class CardState(State[CardGame]):
         return hands, dummy, list(deck[end:])
 
     def _start_round(self) -> None:
-        n = self.rules.players
+        n = self.players
         if self.round >= 0:
             self.dealer = (self.dealer + 1) % n
         self.round += 1
@@ -368,13 +387,14 @@ class CardState(State[CardGame]):
         self.piles = [[], [], []]
         self.totals = [0, 0, 0]
         self.collected = [[] for _ in range(n)]
+        self.taken = [0] * (4 * n)
         self.moves = []
         self._legal = [None] * n
         self.cards_left = len(deck) - len(self.dummy)
         self.turn = self.first_player
 
     def _end_round(self) -> None:
-        penalties = round_penalties(self.collected)
+        penalties = penalties_of(self.taken, self.players)
         self.penalties.append(penalties)
         self.scores = [total + p for total, p in zip(self.scores, penalties, strict=True)]
         self.past_moves.append(self.moves)
@@ -393,8 +413,9 @@ class CardState(State[CardGame]):
             if self.draw:
                 self._legal[seat] = None  # the seat draws a card after it plays
             elif code not in hand:
-                first = known.index(ACTIONS_OF[code][0])
-                del known[first : first + len(ACTIONS_OF[code])]
+                actions = ACTIONS_OF[code]
+                first = known.index(actions[0])
+                del known[first : first + len(actions)]
         self._play(code, action - code * 3, None)
 
     def _play(self, code: int, pile: int, bits: Callable[[int], int] | None) -> None:
@@ -402,26 +423,27 @@ class CardState(State[CardGame]):
 
         With `bits` (a source of random k-bit integers), go on playing uniformly random cards
         until the round is scored. This is the one place where a card is played: random
-        playouts continue inside the loop rather than calling back in, because they are the
-        search bots' hot path. (A 32-bit number mod a hand size below 20 is uniform to 1e-8.)
+        playouts continue inside the loop rather than calling back in, which keeps them fast in
+        plain Python. (A 32-bit number mod a hand size below 20 is uniform to 1e-8.)
         """
-        hands, piles, totals, collected = self.hands, self.piles, self.totals, self.collected
-        log, draw, following = self.moves.append, self.draw, self.rules.following
-        seat, left = self.turn, self.cards_left
-        # Table lookups instead of `code & 7` and `code >> 3`: CPython 3.11 specialises list
-        # indexing but not bit operations, and this loop is the search bots' hot path.
-        values, suits, limit, wild = VALUE_OF, SUIT_OF, LIMIT, WILD
+        hands, piles, totals, collected, taken = self.hands, self.piles, self.totals, self.collected, self.taken
+        moves, draw = self.moves, self.draw
+        seat, left, players = self.turn, self.cards_left, self.players
         while True:
-            value = values[code]
+            value = VALUE_OF[code]
             total = totals[pile] + value
-            if total > limit:
-                collected[seat] += piles[pile]
+            if total > LIMIT:
+                took = piles[pile]
+                collected[seat] += took
+                row = 4 * seat
+                for card in took:
+                    taken[row + SUIT_OF[card]] += 1
                 piles[pile] = [code]
                 totals[pile] = value
             else:
                 piles[pile].append(code)
                 totals[pile] = total
-            log(code * 3 + pile)
+            moves.append(code * 3 + pile)
             if draw:
                 hands[seat].append(draw.pop())
             left -= 1
@@ -429,14 +451,16 @@ class CardState(State[CardGame]):
                 self.cards_left = 0
                 self._end_round()
                 return
-            seat = following[seat]
+            seat += 1
+            if seat == players:
+                seat = 0
             if bits is None:
                 self.turn, self.cards_left = seat, left
                 return
             hand = hands[seat]
             code = hand.pop(bits(32) % len(hand))
-            pile = suits[code]
-            if pile == wild:
+            pile = SUIT_OF[code]
+            if pile == WILD:
                 pile = bits(32) % 3
 
     # -- the contract ---------------------------------------------------------------------
@@ -474,10 +498,11 @@ class CardState(State[CardGame]):
     def default_action(self) -> Action:
         """The legal action that adds least to a pile without making it overflow, else the lowest."""
         actions = self.legal_actions()
+        totals = self.totals
 
         def risk(action: int) -> tuple[bool, int, int]:
             code, pile = divmod(action, 3)
-            overflows = self.totals[pile] + (code & 7) > LIMIT
+            overflows = totals[pile] + (code & 7) > LIMIT
             return overflows, code & 7, action
 
         return min(actions, key=risk)
@@ -486,12 +511,9 @@ class CardState(State[CardGame]):
         termination = Termination.NORMAL if self.turn < 0 else Termination.UNFINISHED
         return Outcome(tuple(self.scores), ranks_from_scores(self.scores), termination)
 
-    def clone(self) -> Self:
-        twin = object.__new__(type(self))
-        twin.game = self.game
+    def clone(self) -> CardState:
+        twin = CardState(self.game, self.seed, self._stream.copy())
         twin.rules = self.rules
-        twin.seed = self.seed
-        twin._stream = self._stream.copy()
         twin.round = self.round
         twin.dealer = self.dealer
         twin.first_player = self.first_player
@@ -502,6 +524,7 @@ class CardState(State[CardGame]):
         twin.piles = [list(pile) for pile in self.piles]
         twin.totals = list(self.totals)
         twin.collected = [list(taken) for taken in self.collected]
+        twin.taken = list(self.taken)
         twin.moves = list(self.moves)
         twin.cards_left = self.cards_left
         twin.scores = list(self.scores)
@@ -509,7 +532,6 @@ class CardState(State[CardGame]):
         # Finished rounds never change, so the twin may share their records.
         twin.decks = list(self.decks)
         twin.past_moves = list(self.past_moves)
-        twin._legal = [None] * len(self._legal)
         return twin
 
     def observation(self, seat: int) -> CardObservation:
@@ -634,7 +656,8 @@ class CardState(State[CardGame]):
         scored (search needs no later deals); otherwise later rounds are dealt from a seed made
         of the observer's hand, which is as good as any for a sample.
         """
-        state = cls(game, bytes(obs.hand), SeedStream(bytes(obs.hand), expected_words=1))
+        seed = bytes(obs.hand)
+        state = cls(game, seed, SeedStream(seed, expected_words=1))
         if this_round_only:
             state.rules = game.one_round_rules
             state.round = 0
@@ -649,6 +672,7 @@ class CardState(State[CardGame]):
         state.piles = [list(pile) for pile in obs.piles]
         state.totals = list(obs.totals)
         state.collected = [list(taken) for taken in obs.collected]
+        state.taken = count_taken(obs.collected)
         state.moves = list(obs.moves)
         state.cards_left = sum(map(len, hands)) + len(draw)
         state.scores = list(obs.scores)

@@ -12,7 +12,14 @@ import pytest
 from arena.bots import make_bot
 from arena.bots.base import Bot, StaticTurn
 from arena.bots.heuristic import card_policy
-from arena.bots.montecarlo import MonteCarloBot, Opponents, greedy_playout, move_likelihoods
+from arena.bots.montecarlo import (
+    CommonNumbers,
+    MonteCarloBot,
+    Opponents,
+    greedy_playout,
+    move_likelihoods,
+    shuffle,
+)
 from arena.games import make_game
 from arena.games.cards import CardGame, CardState
 from tests.games.cardkit import arrange, cards
@@ -100,7 +107,7 @@ def test_the_playout_rule_plays_as_the_heuristic_does(name: str) -> None:
             trial = CardState.from_observation(
                 game, turn.observation, state.hands, state.dummy, state.draw[::-1], this_round_only=True
             )
-            greedy_playout(trial, rng.random, [0.0] * 4)
+            greedy_playout(trial, CommonNumbers(deal), [0.0] * 4)
             played = trial.moves[len(turn.observation.moves)]
             # Among cards of equal value and kind the two may pick different piles or types.
             assert (played // 3) & 7 == (expected // 3) & 7
@@ -168,3 +175,28 @@ def test_mc_beats_the_heuristic_over_seat_rotated_deals() -> None:
             others = [score for seat, score in enumerate(scores) if seat != shift]
             advantage.append(statistics.mean(others) - scores[shift])
     assert statistics.mean(advantage) > 0
+
+
+def test_common_numbers_give_every_playout_of_a_sample_the_same_numbers_as_its_seed() -> None:
+    numbers = CommonNumbers()
+    for seed in (0, 1, 2**63 + 5):
+        numbers.reseed(seed)
+        expected = random.Random(seed)
+        first = [numbers.random() for _ in range(30)]
+        assert first == [expected.random() for _ in range(30)]
+        numbers.rewind()
+        # A later playout may draw fewer numbers than the first, or more.
+        assert [numbers.random() for _ in range(10)] == first[:10]
+        numbers.rewind()
+        assert [numbers.random() for _ in range(40)] == [*first, *(expected.random() for _ in range(10))]
+
+
+def test_the_search_shuffles_as_the_library_does_draw_for_draw() -> None:
+    for seed in range(50):
+        for size in (0, 1, 2, 5, 17, 40):
+            mine, theirs = list(range(size)), list(range(size))
+            mine_rng, their_rng = random.Random(seed), random.Random(seed)
+            shuffle(mine, mine_rng)
+            their_rng.shuffle(theirs)
+            assert mine == theirs
+            assert mine_rng.random() == their_rng.random()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.games.cards import CardGame, CardState
+from arena.games.cards import CardGame, CardState, count_taken
 
 
 def cards(game: CardGame, text: str) -> list[int]:
@@ -28,6 +28,7 @@ def arrange(
     state.piles = [cards(game, pile) for pile in piles]
     state.totals = [sum(code & 7 for code in pile) for pile in state.piles]
     state.collected = [cards(game, taken) for taken in (collected or [""] * game.players)]
+    state.taken = count_taken(state.collected)
     state.draw = cards(game, draw)[::-1]
     state.dummy = []
     state.moves = []

@@ -260,8 +260,8 @@ class _Origin:
 class Board13State(State[Board13]):
     """A board13 match in progress."""
 
+    # `game` is the base class's attribute.
     __slots__ = (
-        "game",
         "seed",
         "origin",
         "board",
@@ -627,7 +627,8 @@ class Board13State(State[Board13]):
         return best
 
     def clone(self) -> Self:
-        twin = object.__new__(type(self))
+        # Not object.__new__: the base class may be compiled (mypyc), which allocates its own part.
+        twin = type(self).__new__(type(self))
         twin.game = self.game
         twin.seed = self.seed
         twin.origin = self.origin
