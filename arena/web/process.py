@@ -45,12 +45,14 @@ from pathlib import Path
 from arena import logs
 from arena.logs import LogFormat
 from arena.node import fds
+from arena.node.clients import PeerLimits
 from arena.node.lifeline import die_with_parent
 from arena.store import RedisUnavailable, Store, open_redis
 from arena.store.archive import Archive
 from arena.store.ratings import RatingStore
 from arena.web.data import WebData
 from arena.web.guard import WebLimits
+from arena.web.node_api import NodeAddress
 from arena.web.server import WebUnavailable, listen, start_web, url_of
 
 log = logging.getLogger(__name__)
@@ -87,6 +89,10 @@ class WebSettings:
     """The node's name and incarnation, for the process's log lines."""
     incarnation: str = ""
     redis_connections: int = REDIS_CONNECTIONS
+    node_api: NodeAddress | None = None
+    """Where the process reaches the node's gRPC API for what signed-in owners change (None: signing in is off)."""
+    peers: PeerLimits = field(default_factory=PeerLimits)
+    """The node's limits on wrong tokens, which signing in here obeys too."""
 
 
 def web_listener(host: str, port: int) -> socket.socket | None:
@@ -286,7 +292,7 @@ async def _serve(settings: WebSettings, listener: socket.socket, control: socket
     archive = Archive(settings.archive_dir) if settings.archive_dir is not None else None
     async with open_redis(settings.redis_url, Path("."), settings.redis_connections) as redis:
         source = WebData(Store(redis, archive=archive), RatingStore(redis, archive=archive))
-        web = await start_web(source, listener, limits, budget)
+        web = await start_web(source, listener, limits, budget, settings.node_api, settings.peers)
         try:
             control.sendall(b"ready\n")
             await stop.wait()
