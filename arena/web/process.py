@@ -11,13 +11,14 @@ moves, clocks and relay of the node's matches (`benchmarks/web_latency.py` compa
   backlog instead of being refused, and the port is never given up.
 - The process is a fresh interpreter (`python -m arena.web`, started by CPython's subprocess code as
   the built-in bots' workers are: nothing of the node's gRPC threads is forked, no module of the
-  node's is imported again). It reads its settings, the Redis URL and its password among them, from
-  a socket pair with the node (never from its command line or environment), answers "ready" there
-  once it serves, or "failed" and why.
+  node's is imported again). It reads its settings, the Redis URL and its password among them and
+  the address of the node's gRPC API, from a socket pair with the node (never from its command line
+  or environment), answers "ready" there once it serves, or "failed" and why.
 - It reads Redis alone (`WebData`): running matches are re-played from the moves their node writes
   to their event streams, bots are connected as the nodes' presence in Redis says. So it shows every
   node's matches alike, and needs nothing of the node's memory. Its limits per client address
-  (`WebLimits`) are its own to enforce.
+  (`WebLimits`) are its own to enforce. What a signed-in owner changes it asks of the node's gRPC
+  API, with the owner's token (`arena.web.accounts`).
 - It dies with the node: the kernel kills it when the node dies (parent-death signal, kill -9
   included), and it stops when the node closes its end of the socket pair. When it dies on its own
   it is started again after a back-off (0.5 s, doubling up to 10 s while it keeps dying within a

@@ -79,8 +79,8 @@ class Answer:
 class Browser:
     """What a browser of this arena sends: its cookie, and (when told) the CSRF token and an Origin."""
 
-    def __init__(self, web: WebArena) -> None:
-        parts = urlsplit(web.url)
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.origin = f"http://{self.host}:{self.port}"
         self.cookie = ""
@@ -124,7 +124,7 @@ class Browser:
 
 def signed_in(served: SelfServe, owner: str = "ann") -> Browser:
     """A browser signed in as `owner`, once the wrong tokens an earlier test sent are forgiven."""
-    browser = Browser(served.web)
+    browser = Browser(served.web.url)
     deadline = time.monotonic() + PEERS.wrong_tokens * PEERS.wrong_token_seconds + 5
     while (answer := browser.sign_in(served.tokens[owner])).status == 429 and time.monotonic() < deadline:
         time.sleep(PEERS.wrong_token_seconds / 5)
@@ -139,7 +139,7 @@ def principal(served: SelfServe, token: str) -> Any:
 def test_signing_in_sets_an_httponly_strict_cookie_and_keeps_no_token_readable(
     served: SelfServe, plain: redis.Redis
 ) -> None:
-    browser = Browser(served.web)
+    browser = Browser(served.web.url)
     answer = browser.sign_in(served.tokens["ann"])
     assert answer.status == 200 and answer.body["owner"] == "ann"
     cookie = answer.headers["set-cookie"]
@@ -154,7 +154,7 @@ def test_signing_in_sets_an_httponly_strict_cookie_and_keeps_no_token_readable(
     assert 0 < plain.ttl(key) <= SESSION_SECONDS
     secret = served.tokens["ann"].encode()
     assert all(secret not in value and browser.cookie.encode() not in value for value in held.values())
-    assert not any(browser.cookie in name.decode() for name in plain.keys("arena:web-session:*"))
+    assert not any(browser.cookie in str(name) for name in plain.keys("arena:web-session:*"))
 
     seen = browser.request("GET", "/api/session")
     assert seen.body["owner"] == "ann" and seen.body["csrf"] == browser.csrf
@@ -173,7 +173,7 @@ def test_signing_in_sets_an_httponly_strict_cookie_and_keeps_no_token_readable(
 
 
 def test_a_wrong_token_is_refused_in_one_line_and_slowed_as_the_grpc_api_slows_them(served: SelfServe) -> None:
-    browser = Browser(served.web)
+    browser = Browser(served.web.url)
     for token in ["ato_not-a-token"] * PEERS.wrong_tokens:
         answer = browser.sign_in(token)
         assert (answer.status, answer.body) == (
@@ -186,7 +186,7 @@ def test_a_wrong_token_is_refused_in_one_line_and_slowed_as_the_grpc_api_slows_t
     bot_token = browser.request("POST", "/api/session", {"token": ""})
     assert bot_token.status in (422, 429)
     signed_in(served)  # once the address has waited its turn
-    refused = Browser(served.web).sign_in(served.tokens["ann-bot"])
+    refused = Browser(served.web.url).sign_in(served.tokens["ann-bot"])
     assert (refused.status, refused.body["detail"]) == (403, "sign in with an owner token (ato_...), not a bot token")
 
 
@@ -201,7 +201,7 @@ def test_every_change_without_the_sessions_csrf_token_or_from_another_site_is_re
         other = browser.request("POST", path, body, csrf=browser.csrf, origin="http://evil.example")
         assert other.status == 403, path
         assert other.body["detail"].startswith("a change sent from another site (http://evil.example) is refused")
-        anonymous = Browser(served.web).request("POST", path, body, csrf=browser.csrf)
+        anonymous = Browser(served.web.url).request("POST", path, body, csrf=browser.csrf)
         assert anonymous.status == 401, path
     # A wrong CSRF token is refused too, and counts as a wrong token.
     wrong = browser.request("POST", "/api/me/challenges", CHANGES[-1][1], csrf="0" * 64)

@@ -32,7 +32,7 @@ async function send(path, { csrf, json, body, headers = {} }) {
 // -- forms: each field has its error line beside it; a refusal not about a field goes under the form ---
 
 function field(label, input, name, hint) {
-  return h("div", { class: "field" },
+  return h("div", { class: "form-field" },
     h("label", { for: input.id }, label), input,
     hint ? h("p", { class: "muted hint", id: `${input.id}-hint` }, hint) : null,
     h("p", { class: "field-error", role: "alert", "data-error-for": name, id: `${input.id}-error`, hidden: true }));
@@ -51,7 +51,7 @@ function showError(form, error) {
   const line = lines.find((l) => l.dataset.errorFor === error.field) || lines.find((l) => l.dataset.errorFor === "");
   line.textContent = error.message;
   line.hidden = false;
-  const input = line.closest(".field")?.querySelector("input, select");
+  const input = line.closest(".form-field")?.querySelector("input, select");
   if (input) {
     input.setAttribute("aria-invalid", "true");
     input.setAttribute("aria-describedby", line.id);
@@ -62,7 +62,7 @@ function showError(form, error) {
 function form(attrs, fields, buttonText, onSubmit) {
   const button = h("button", { type: "submit" }, buttonText);
   const status = h("p", { class: "muted form-status", "aria-live": "polite" });
-  const node = h("form", { class: "owner-form", novalidate: true, ...attrs }, fields, h("div", { class: "actions" }, button, status),
+  const node = h("form", { class: "owner-form", novalidate: true, ...attrs }, fields, h("div", { class: "owner-actions" }, button, status),
     h("p", { class: "field-error", role: "alert", "data-error-for": "", id: `${attrs.id}-error`, hidden: true }));
   node.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -166,7 +166,7 @@ function registerForm(session, games, shown) {
   const language = h("input", { id: uid("language"), name: "language", placeholder: "python", autocomplete: "off" });
   const boxes = games.map((g) => h("label", { class: "check" },
     h("input", { type: "checkbox", name: "games", value: g.name, checked: true }), ` ${g.name}`));
-  const gamesField = h("fieldset", { class: "field" }, h("legend", {}, "Games it plays"), boxes,
+  const gamesField = h("fieldset", { class: "form-field" }, h("legend", {}, "Games it plays"), boxes,
     h("p", { class: "field-error", role: "alert", "data-error-for": "games", id: uid("games-error"), hidden: true }));
   const invite = h("input", { type: "checkbox", name: "accepts_invitations", id: uid("invite") });
   return h("section", { "aria-labelledby": "register-title" }, h("h2", { id: "register-title" }, "Register a bot"),
@@ -174,7 +174,7 @@ function registerForm(session, games, shown) {
       field("Name", name, "name", "1-40 letters, digits, '-', '_' or '.'"),
       gamesField,
       field("Language", language, "language"),
-      h("div", { class: "field" }, h("label", { class: "check", for: invite.id }, invite, " Other owners may challenge it")),
+      h("div", { class: "form-field" }, h("label", { class: "check", for: invite.id }, invite, " Other owners may challenge it")),
     ], "Register", async (node) => {
       const result = await send("/api/me/bots", { csrf: session.csrf, json: {
         name: name.value, language: language.value, accepts_invitations: invite.checked,
@@ -204,7 +204,7 @@ function botCard(bot, session, games, maxBytes, shown, reload) {
     h("dt", {}, "Challenges"), h("dd", {}, bot.accepts_invitations ? "other owners may challenge it" : "yours only"));
   return h("article", { class: "bot-card", "data-bot": bot.name, "aria-labelledby": `bot-${bot.name}` },
     h("h2", { id: `bot-${bot.name}` }, botLink(bot.name)), facts,
-    h("div", { class: "actions" }, rotate, h("p", { class: "field-error", role: "alert", hidden: true })),
+    h("div", { class: "owner-actions" }, rotate, h("p", { class: "field-error", role: "alert", hidden: true })),
     versionsOf(bot), runsOf(bot), uploadForm(bot, session, games, maxBytes, reload));
 }
 
@@ -243,7 +243,7 @@ function uploadForm(bot, session, games, maxBytes, reload) {
       const chosen = file.files[0];
       if (!chosen) throw Object.assign(new Error("choose the bot's package, a .tar.gz of its folder"), { field: "package" });
       if (chosen.size > maxBytes) {
-        throw Object.assign(new Error(`the package is ${(chosen.size / 1e6).toFixed(1)} MB, over the limit of ${(maxBytes / 1e6).toFixed(0)} MB: leave out what the bot does not need`), { field: "package" });
+        throw Object.assign(new Error(`the package is ${chosen.size.toLocaleString("en-US")} bytes, over the limit of ${(maxBytes / 1e6).toFixed(1)} MB: leave out what the bot does not need`), { field: "package" });
       }
       status.textContent = "Uploading; then its validation match is played (this may take a minute)…";
       const query = new URLSearchParams({ run: run.value, game: game.value });
@@ -287,7 +287,7 @@ export function challengePage() {
         h("span", { class: "muted" }, `Signed in as ${session.owner}.`)),
       form({ id: "challenge" }, [
         field("Your bot", bot, "bot"),
-        h("fieldset", { class: "field" }, h("legend", {}, "Opponents, in seat order"),
+        h("fieldset", { class: "form-field" }, h("legend", {}, "Opponents, in seat order"),
           seats.map((select, i) => field(`Seat ${i + 2}`, select, i ? `seat-${i}` : "opponents"))),
         field("Game", game, "game"),
       ], "Start the match", async () => {
