@@ -43,6 +43,8 @@ from arena.web.data import WebData
 from arena.web.node_api import CALL_TIMEOUT, SUBMIT_TIMEOUT, NodeAddress, NodeApi, http_status, one_line
 
 COOKIE = "arena_session"
+OWN_PATHS = ("/api/session", "/api/me/")
+"""Where the answers are an owner's own."""
 CSRF_HEADER = "x-csrf-token"
 CHUNK = 256 * 1024
 """Bytes of an upload sent to the node per SubmitBot message (its messages may hold 1 MiB)."""
@@ -88,6 +90,14 @@ class Accounts:
         app.add_exception_handler(Refused, _refused)
         app.include_router(self.router())
 
+        @app.middleware("http")
+        async def never_stored(request: Request, call_next: Any) -> Any:
+            """An owner's answers (a token shown once, the CSRF token, logs) are kept by no cache."""
+            response = await call_next(request)
+            if request.url.path.startswith(OWN_PATHS):
+                response.headers["cache-control"] = "no-store"
+            return response
+
     def router(self) -> APIRouter:
         router = APIRouter(prefix="/api", tags=["your bots"])
 
@@ -128,6 +138,7 @@ class Accounts:
                 raise Refused(
                     HTTPStatus.SERVICE_UNAVAILABLE, "this web UI has no way to its node's API: signing in is off"
                 )
+            await self.sessions.close(request.cookies.get(COOKIE, ""))  # a sign-in over another ends that one
             session_id = await self.sessions.open(principal.name, token)
             response = JSONResponse({"owner": principal.name, "csrf": csrf_token(session_id)})
             response.set_cookie(

@@ -158,6 +158,7 @@ def test_signing_in_sets_an_httponly_strict_cookie_and_keeps_no_token_readable(
 
     seen = browser.request("GET", "/api/session")
     assert seen.body["owner"] == "ann" and seen.body["csrf"] == browser.csrf
+    assert seen.headers["cache-control"] == "no-store" and answer.headers["cache-control"] == "no-store"
     deadline = time.monotonic() + 10  # the nodes' presence in Redis is written a moment after a bot connects
     while not (mine := browser.request("GET", "/api/me/bots")).body["bots"][0]["connected"]:
         assert time.monotonic() < deadline, mine.body

@@ -89,7 +89,7 @@ function signInPage(session, then) {
   const token = h("input", { id: uid("token"), name: "token", type: "password", autocomplete: "off", spellcheck: "false",
     required: true, placeholder: "ato_..." });
   const signIn = form({ id: "sign-in", "aria-label": "Sign in" },
-    field("Owner token", token, "token", "The token `arena owner create` printed once (ato_...). It is checked and kept on the server only."),
+    field("Owner token", token, "token", "The token that arena owner create printed once (ato_...). It stays on the server: your browser keeps only a session."),
     "Sign in", async () => {
       await send("/api/session", { json: { token: token.value } });
       token.value = "";
