@@ -49,6 +49,7 @@ from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
 from arena.web import WebData, WebProcess, WebServer, WebSettings, start_web
 from arena.web.guard import WebLimits
+from arena.web.node_api import NodeAddress
 from arena.web.process import web_listener
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
@@ -237,12 +238,14 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         if config.metrics_port is not None and not config.supervised:
             endpoint = metrics.serve(config.http_host, config.metrics_port)
         listener = None if config.http_port is None else web_listener(config.http_host, config.http_port)
+        # The web UI acts for signed-in owners through the node's Unix socket: local, and its folder the node's alone.
+        own_api = NodeAddress(f"unix:{socket_path}", port, config.tls_cert is not None)
         if listener is not None and config.web_process:
-            web_process = WebProcess(listener, web_settings(config, redis))
+            web_process = WebProcess(listener, web_settings(config, redis, own_api))
             await web_process.start()
         elif listener is not None:
             web_limits = dataclasses.replace(config.web, connections=min(config.web.connections, fd_budget.plan.web))
-            web = await start_web(WebData(store, ratings), listener, web_limits, fd_budget)
+            web = await start_web(WebData(store, ratings), listener, web_limits, fd_budget, own_api, config.peers)
         yield RunningServer(
             f"{config.host}:{port}",
             port,
@@ -281,8 +284,9 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         await store.blocking.aclose()
 
 
-def web_settings(config: ServerConfig, redis: Redis) -> WebSettings:
-    """What the web UI's process of a node (or of a supervisor of workers) on `redis` needs."""
+def web_settings(config: ServerConfig, redis: Redis, node_api: NodeAddress | None = None) -> WebSettings:
+    """What the web UI's process of a node (or of a supervisor of workers) on `redis` needs; it acts for
+    signed-in owners through the gRPC API at `node_api`."""
     return WebSettings(
         redis_url=config.redis_url or redis_url_of(redis),
         archive_dir=config.retention.directory(config.data_dir).absolute(),
@@ -290,6 +294,8 @@ def web_settings(config: ServerConfig, redis: Redis) -> WebSettings:
         log_format=config.log_format,
         node=config.work.node,
         incarnation=config.work.incarnation,
+        node_api=node_api,
+        peers=config.peers,
     )
 
 

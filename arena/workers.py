@@ -73,6 +73,7 @@ from arena.node.work import node_name
 from arena.store import RedisUnavailable, Store, open_redis
 from arena.web import WebProcess, WebUnavailable
 from arena.web import process as web_process
+from arena.web.node_api import NodeAddress
 
 log = logging.getLogger(__name__)
 
@@ -433,6 +434,15 @@ class Supervisor:
                 worker.pipe.close()
 
 
+def workers_api(config: ServerConfig, port: int) -> NodeAddress | None:
+    """Where the supervisor's web UI reaches its workers' gRPC API: their shared port on loopback. None
+    (signing in off) under TLS, whose certificate names the host people dial, not loopback."""
+    if config.tls_cert is not None:
+        return None
+    host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(config.host, config.host)
+    return NodeAddress(f"[{host}]:{port}" if ":" in host else f"{host}:{port}", port)
+
+
 @contextlib.contextmanager
 def metrics_endpoint(config: ServerConfig) -> Iterator[int | None]:
     """The supervisor's /metrics, adding up its workers' values (which they write to a folder of
@@ -489,7 +499,7 @@ async def supervise(config: ServerConfig, count: int, announce: Callable[[str], 
                             named = dataclasses.replace(
                                 workers, work=dataclasses.replace(workers.work, node=f"{base}-web")
                             )
-                            web = WebProcess(listener, web_settings(named, redis))
+                            web = WebProcess(listener, web_settings(named, redis, workers_api(config, port)))
                             await web.start()
                             supervisor.web_url = web.url
                     if await supervisor.start(stop):

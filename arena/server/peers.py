@@ -16,12 +16,10 @@ hosted process holds, while a right token (every honest launch's) is answered at
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import contextvars
 import functools
 import inspect
-import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,8 +29,9 @@ from google.protobuf.message import DecodeError
 
 from arena import metrics
 from arena.node.clients import AddressCounts, client_address
+from arena.node.clients import PeerLimits as PeerLimits  # kept importable from here, where the edge uses them
+from arena.node.clients import WrongTokens as WrongTokens
 from arena.node.fds import FdPlan
-from arena.node.sessions import TokenBucket
 
 UNIX = "unix"
 """The address of every peer on the Unix socket."""
@@ -44,22 +43,6 @@ WATCHES = frozenset({"/arena.v1.ArenaService/WatchMatch", "/arena.v1.ArenaServic
 """The long-lived calls anyone may open without a token."""
 METADATA_KEY = "authorization"
 """The metadata that carries a token (arena.server.auth reads it)."""
-
-
-@dataclass(frozen=True)
-class PeerLimits:
-    """What one client address may do on the gRPC edge."""
-
-    wrong_tokens: int = 10
-    """Wrong tokens an address may present at once before it must wait ..."""
-    wrong_token_seconds: float = 6.0
-    """... and how many seconds it then waits for each further try (10 a minute)."""
-    addresses: int = 10_000
-    """Addresses whose wrong tokens are remembered, least recently wrong forgotten first."""
-    watches_per_address: int = 16
-    """Live WatchMatch and WatchTournament streams of one address at once."""
-    watches: int = 1024
-    """Live watch streams of the node at once."""
 
 
 def server_options(fd_plan: FdPlan) -> list[tuple[str, int]]:
@@ -90,44 +73,6 @@ def address_of(peer: str) -> str:
     if kind == "unix":
         return UNIX
     return client_address(rest.rsplit(":", 1)[0].strip("[]"))
-
-
-class WrongTokens:
-    """Wrong tokens per address, as token buckets in a bounded table (least recently wrong dropped first)."""
-
-    def __init__(self, limits: PeerLimits) -> None:
-        self.limits = limits
-        self._buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def wait(self, address: str) -> float:
-        """Seconds `address` must wait before its next token is looked at (0: now)."""
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            return 0.0
-        if bucket.full():  # forgiven: nothing wrong for a whole refill
-            del self._buckets[address]
-            return 0.0
-        return bucket.wait()
-
-    def failed(self, address: str) -> None:
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            bucket = TokenBucket(1.0 / self.limits.wrong_token_seconds, float(self.limits.wrong_tokens))
-            self._buckets[address] = bucket
-            while len(self._buckets) > self.limits.addresses:
-                self._buckets.popitem(last=False)
-        else:
-            self._buckets.move_to_end(address)
-        bucket.take()
-
-    def refusal(self, wait: float) -> str:
-        return (
-            f"too many wrong tokens from this address; wait {math.ceil(wait)} s "
-            f"(then one try each {self.limits.wrong_token_seconds:.0f} s until it stops failing)"
-        )
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,10 @@
 |                                  |        | result is in arena:work:results                      |
 | arena:challenges:{owner}:hour    | zset   | the owner's challenges of the last hour: match id -> |
 |                                  |        | ms it was asked for (expires an hour after the last) |
+| arena:web-session:{sha256}       | hash   | a web UI sign-in, by the SHA-256 of its session id:  |
+|                                  |        | owner, sealed (the owner token, AES-GCM under a key  |
+|                                  |        | derived from the session id), created_ms; expires    |
+|                                  |        | (store/web_sessions.py)                              |
 """
 
 from __future__ import annotations
@@ -294,3 +298,10 @@ def challenges_running(owner_name: str) -> str:
 
 def challenges_hour(owner_name: str) -> str:
     return f"{PREFIX}challenges:{owner_name}:hour"
+
+
+# -- web UI sign-ins (arena/store/web_sessions.py) ------------------------------------------------
+
+
+def web_session(session_hash: str) -> str:
+    return f"{PREFIX}web-session:{session_hash}"

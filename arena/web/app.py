@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from arena.web import data
+from arena.web.accounts import Accounts
 from arena.web.data import MAX_LIMIT, NotFoundError, WebData
 from arena.web.feeds import LiveStreams
 from arena.web.guard import WebLimits
@@ -31,12 +32,13 @@ STREAM_INTERVAL = {"match": 0.25, "tournament": 1.0}
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"How many rows, 1 to {MAX_LIMIT}.")]
 
 
-def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
-    """The API under /api (described at /api/openapi.json) and the pages under /."""
+def create_app(source: WebData, streams: LiveStreams | None = None, accounts: Accounts | None = None) -> FastAPI:
+    """The API under /api (described at /api/openapi.json) and the pages under /; signing in and an
+    owner's own bots (`arena.web.accounts`) act through the node's gRPC API where `accounts` reaches it."""
     live = streams or LiveStreams(WebLimits())
     app = FastAPI(
         title="Thirteen Arena",
-        summary="Read-only JSON API of the arena: leaderboards, bots, matches and replays, tournaments.",
+        summary="JSON API of the arena: leaderboards, bots, matches and replays, tournaments; a signed-in owner's bots.",
         openapi_url="/api/openapi.json",
         # The interactive docs pages load their scripts from a CDN; the arena runs offline.
         docs_url=None,
@@ -160,6 +162,7 @@ def create_app(source: WebData, streams: LiveStreams | None = None) -> FastAPI:
 
         return live.response(f"tournament {name}", read, ended, STREAM_INTERVAL["tournament"])
 
+    (accounts or Accounts(source, None)).install(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

@@ -11,13 +11,14 @@ moves, clocks and relay of the node's matches (`benchmarks/web_latency.py` compa
   backlog instead of being refused, and the port is never given up.
 - The process is a fresh interpreter (`python -m arena.web`, started by CPython's subprocess code as
   the built-in bots' workers are: nothing of the node's gRPC threads is forked, no module of the
-  node's is imported again). It reads its settings, the Redis URL and its password among them, from
-  a socket pair with the node (never from its command line or environment), answers "ready" there
-  once it serves, or "failed" and why.
+  node's is imported again). It reads its settings, the Redis URL and its password among them and
+  the address of the node's gRPC API, from a socket pair with the node (never from its command line
+  or environment), answers "ready" there once it serves, or "failed" and why.
 - It reads Redis alone (`WebData`): running matches are re-played from the moves their node writes
   to their event streams, bots are connected as the nodes' presence in Redis says. So it shows every
   node's matches alike, and needs nothing of the node's memory. Its limits per client address
-  (`WebLimits`) are its own to enforce.
+  (`WebLimits`) are its own to enforce. What a signed-in owner changes it asks of the node's gRPC
+  API, with the owner's token (`arena.web.accounts`).
 - It dies with the node: the kernel kills it when the node dies (parent-death signal, kill -9
   included), and it stops when the node closes its end of the socket pair. When it dies on its own
   it is started again after a back-off (0.5 s, doubling up to 10 s while it keeps dying within a
@@ -45,12 +46,14 @@ from pathlib import Path
 from arena import logs
 from arena.logs import LogFormat
 from arena.node import fds
+from arena.node.clients import PeerLimits
 from arena.node.lifeline import die_with_parent
 from arena.store import RedisUnavailable, Store, open_redis
 from arena.store.archive import Archive
 from arena.store.ratings import RatingStore
 from arena.web.data import WebData
 from arena.web.guard import WebLimits
+from arena.web.node_api import NodeAddress
 from arena.web.server import WebUnavailable, listen, start_web, url_of
 
 log = logging.getLogger(__name__)
@@ -87,6 +90,10 @@ class WebSettings:
     """The node's name and incarnation, for the process's log lines."""
     incarnation: str = ""
     redis_connections: int = REDIS_CONNECTIONS
+    node_api: NodeAddress | None = None
+    """Where the process reaches the node's gRPC API for what signed-in owners change (None: signing in is off)."""
+    peers: PeerLimits = field(default_factory=PeerLimits)
+    """The node's limits on wrong tokens, which signing in here obeys too."""
 
 
 def web_listener(host: str, port: int) -> socket.socket | None:
@@ -286,7 +293,7 @@ async def _serve(settings: WebSettings, listener: socket.socket, control: socket
     archive = Archive(settings.archive_dir) if settings.archive_dir is not None else None
     async with open_redis(settings.redis_url, Path("."), settings.redis_connections) as redis:
         source = WebData(Store(redis, archive=archive), RatingStore(redis, archive=archive))
-        web = await start_web(source, listener, limits, budget)
+        web = await start_web(source, listener, limits, budget, settings.node_api, settings.peers)
         try:
             control.sendall(b"ready\n")
             await stop.wait()

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 
 import uvicorn
 
+from arena.node.clients import PeerLimits
 from arena.node.fds import FdBudget
+from arena.web.accounts import Accounts
 from arena.web.app import create_app
 from arena.web.data import WebData
 from arena.web.feeds import LiveStreams
 from arena.web.guard import Connections, WebLimits, guarded_protocol
+from arena.web.node_api import NodeAddress
 
 SHUTDOWN_GRACE = 1
 """Seconds open HTTP connections get to finish when the server stops."""
@@ -73,22 +76,32 @@ class WebServer:
     task: asyncio.Task[None]
     connections: Connections
     streams: LiveStreams
+    accounts: Accounts
 
     async def stop(self) -> None:
         self.server.should_exit = True
         await self.task
         self.streams.feeds.stop()
+        await self.accounts.close()
 
 
 async def start_web(
-    source: WebData, listener: socket.socket, limits: WebLimits | None = None, fds: FdBudget | None = None
+    source: WebData,
+    listener: socket.socket,
+    limits: WebLimits | None = None,
+    fds: FdBudget | None = None,
+    node: NodeAddress | None = None,
+    peers: PeerLimits | None = None,
 ) -> WebServer:
-    """Serve the web UI on `listener` (from `listen`) in the running event loop, within `limits`."""
+    """Serve the web UI on `listener` (from `listen`) in the running event loop, within `limits`; owners
+    sign in and change their bots through `node`'s gRPC API (none: signing in is off), wrong tokens
+    slowed within `peers` as the node's gRPC edge slows them."""
     limits = limits or WebLimits()
     connections = Connections(limits, fds)
     streams = LiveStreams(limits, fds)
+    accounts = Accounts(source, node, peers)
     config = uvicorn.Config(
-        create_app(source, streams),
+        create_app(source, streams, accounts),
         http=guarded_protocol(connections),
         log_config=None,
         access_log=False,
@@ -104,4 +117,4 @@ async def start_web(
             await task
             raise WebUnavailable(f"the web UI on {url_of(listener)} stopped while starting")
         await asyncio.sleep(0.01)
-    return WebServer(url_of(listener), listener.getsockname()[1], server, task, connections, streams)
+    return WebServer(url_of(listener), listener.getsockname()[1], server, task, connections, streams, accounts)

@@ -116,9 +116,11 @@ def arena_in_thread(
     populate: Callable[[WebArena], Awaitable[None]],
     name: str,
     ready: float = 60,
+    **config: Any,
 ) -> Iterator[WebArena]:
     """An arena with its web UI in a thread of its own (the browser tests are synchronous), on the
-    session's Redis emptied first, populated (within `ready` seconds) before it is handed over; stopped on exit."""
+    session's Redis emptied first, populated (within `ready` seconds) before it is handed over; stopped on exit.
+    `config`: more of the arena's settings (`ServerConfig`)."""
     client = redis.Redis.from_url(redis_server)
     client.flushall()
     client.close()
@@ -127,7 +129,7 @@ def arena_in_thread(
 
     async def serve() -> None:
         try:
-            async with start_arena(redis_server, http_port=0, work=work) as arena:
+            async with start_arena(redis_server, http_port=0, work=work, **config) as arena:
                 assert arena.server.web is not None
                 web = WebArena(arena, asyncio.get_running_loop(), arena.server.web.url)
                 await asyncio.wait_for(populate(web), ready)

@@ -3,6 +3,7 @@ import { h, svg, api, fmt, when, botLink, matchLink, table, fill, say, poll, sto
   markScrollers, follow, stopFollowing }
   from "./util.js";
 import { replayViewer, renderView, describeMove } from "./replay.js";
+import { mePage, challengePage } from "./account.js";
 
 const view = document.getElementById("view");
 const POLL_MS = { list: 2000, live: 1000 };
@@ -27,6 +28,8 @@ const routes = [
   [/^\/tournaments$/, () => tournamentsPage()],
   [/^\/tournaments\/([^/]+)$/, (name) => tournamentPage(name)],
   [/^\/api$/, () => apiPage()],
+  [/^\/(me|signin)$/, () => mePage()],
+  [/^\/challenge$/, () => challengePage()],
 ];
 
 async function route() {
