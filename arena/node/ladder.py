@@ -29,6 +29,7 @@ from arena.node.tasks import cancel_and_wait
 from arena.node.work import submit_match
 from arena.ratings import ResultRecord
 from arena.store.ladder import LadderStore, Ticket
+from arena.store.outage import UNREACHABLE
 from arena.store.ratings import RatingStore
 from arena.store.work import MatchOrder
 
@@ -162,6 +163,9 @@ class Ladder:
             while not self._stopping:
                 try:
                     await self.one_pass()
+                except UNREACHABLE as error:
+                    # The store's health check says so once, in one line; every pass here would repeat it.
+                    log.debug("ladder pass: Redis is unreachable (%s)", error)
                 except Exception:
                     log.exception("ladder pass failed")
                 self._wake.clear()

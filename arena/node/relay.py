@@ -27,7 +27,7 @@ from arena.match.faults import FaultKind
 from arena.node.remote_seat import legal_actions_of
 from arena.node.sessions import SessionRegistry
 from arena.store.embedded import READ_CHUNK
-from arena.store.outage import patiently
+from arena.store.outage import UNREACHABLE, patiently
 from arena.store.relay import (
     HEARTBEAT_TTL_MS,
     INBOX_TRIMMED,
@@ -349,6 +349,10 @@ class Relay:
                 # After an outage every heartbeat lapsed: judge others only once they had time to beat again.
                 if time.monotonic() - beating_since > HEARTBEAT_TTL_MS / 1000 + REFRESH:
                     await self._free_seats_of_dead_hosts()
+            except UNREACHABLE as error:
+                # The store's health check says so once, in one line; every pass here would repeat it.
+                beating_since = 0.0
+                log.debug("stating this node's sessions: Redis is unreachable (%s)", error)
             except Exception:
                 beating_since = 0.0
                 log.exception("stating this node's sessions")
@@ -386,6 +390,10 @@ class Relay:
                 continue
             try:
                 delivered = await self.relay.read_inboxes(after, block_ms=200)
+            except UNREACHABLE as error:
+                log.debug("reading session inboxes: Redis is unreachable (%s)", error)
+                await asyncio.sleep(1.0)
+                continue
             except Exception:
                 log.exception("reading session inboxes")
                 await asyncio.sleep(1.0)

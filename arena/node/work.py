@@ -256,6 +256,9 @@ class EventWriter:
             self._wake.clear()
             try:
                 await self.flush()
+            except UNREACHABLE as error:
+                # Written on the next wake once Redis is back; the store's health check says it is gone.
+                log.debug("writing match events: Redis is unreachable (%s)", error)
             except Exception:
                 log.exception("writing match events")
             await asyncio.sleep(self.interval)
