@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -53,29 +54,55 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{need}: needs {what}")
 
 
-SLOW_FOLDERS = ("scale", "chaos", "kits")
-"""Folders of the slow tier besides the tests marked `slow` or `browser`: fleet and fault drills with real
-processes, and the starter kits' builds. A developer's `pytest` leaves the tier out (pyproject.toml's
-addopts); scripts/test.sh, CI's command, runs it too."""
+SLOW_FOLDERS = ("scale", "chaos", "kits", "demo")
+"""Folders of the slow tier besides the tests marked `slow` and those that open a browser: fleet and fault
+drills with real processes, the starter kits' builds and the demo's whole runs. A developer's `pytest`
+leaves the tier out (pyproject.toml's addopts); scripts/test.sh, CI's command, runs it too."""
+
+BROWSER_FIXTURES = frozenset({"browser", "chromium"})
+"""A test that asks for one of these opens pages in chromium (tests/web/conftest.py)."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
     for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
         folder = item.path.relative_to(tests).parts[0]
         if folder in SLOW_FOLDERS or item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: two workers a core, at most eight. Most tests spend their time waiting on servers, bots
+    and Redis in other processes, so one worker a core leaves the cores idle."""
+    return max(2, min(8, 2 * (os.cpu_count() or 1)))
+
+
+@pytest.hookimpl(tryfirst=True)  # before an xdist worker tells the controller what it collected
 def pytest_collection_finish(session: pytest.Session) -> None:
     """In CI, stop before the first test when a tool that a selected test needs is missing: one line."""
     if not os.environ.get("CI"):
         return
-    needed = {mark.name for item in session.items for mark in item.iter_markers() if mark.name in NEEDS}
+    items = session.items
+    needed = {mark.name for item in items for mark in item.iter_markers() if mark.name in NEEDS}
     reasons = [reason for need in sorted(needed) if (reason := missing(need))]
-    if reasons:
-        pytest.exit(f"CI=true: cannot run the selected tests: {'; '.join(reasons)}", returncode=3)
+    if not reasons:
+        return
+    line = f"CI=true: cannot run the selected tests: {'; '.join(reasons)}"
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is None:  # one process
+        pytest.exit(line, returncode=3)
+    # An xdist worker runs nothing and hands the line to the controller, which stops the run with it once.
+    workeroutput["cannot_run"] = line
+    items.clear()
+
+
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The xdist controller: a worker found a tool missing (above)."""
+    if line := getattr(node, "workeroutput", {}).get("cannot_run"):
+        pytest.exit(line, returncode=3)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -182,13 +182,6 @@ def chromium() -> str:
     return found
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that opens a page needs chromium (tests/conftest.py: in CI its absence stops the run at once)."""
-    for item in items:
-        if {"browser", "chromium"} & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.browser)
-
-
 @pytest.fixture(scope="session")
 def browser(chromium: str) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
