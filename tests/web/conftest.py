@@ -182,8 +182,10 @@ def chromium() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium: str) -> Iterator[Any]:
+    """Chromium for one module's tests. Not for the session: while Playwright's sync API runs it holds an
+    event loop running in this thread, so no asyncio test could run after it on the same test worker."""
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
