@@ -72,6 +72,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         folder = item.path.relative_to(tests).parts[0]
         if folder in SLOW_FOLDERS or item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.slow)
+    # The slow tier's modules first: on several workers the longest ones start at once and the short
+    # ones fill in behind them, instead of one long module starting last and running alone.
+    slow_modules = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow_modules)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -21,19 +23,20 @@ def path_without(tool: str, folder: Path) -> str:
     return str(folder)
 
 
-def run(tmp_path: Path, ci: bool) -> subprocess.CompletedProcess[str]:
+def run(tmp_path: Path, ci: bool, workers: str = "0") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": path_without("bwrap", tmp_path / "bin")}
     env.pop("CI", None)
     if ci:
         env["CI"] = "true"
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/hosted/test_box.py"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, "tests/hosted/test_box.py"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
 
 
-def test_in_ci_a_missing_sandbox_stops_the_run_in_one_line(tmp_path: Path) -> None:
-    done = run(tmp_path, ci=True)
+@pytest.mark.parametrize("workers", ["0", "2"])  # one process; xdist workers, which hand the line on
+def test_in_ci_a_missing_sandbox_stops_the_run_in_one_line(tmp_path: Path, workers: str) -> None:
+    done = run(tmp_path, ci=True, workers=workers)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if "CI=true" in line]
     assert done.returncode == 3, done.stdout[-2000:]
     reason = "CI=true: cannot run the selected tests: bubblewrap (Debian package bubblewrap) and root: the hosted "

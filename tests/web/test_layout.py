@@ -7,6 +7,7 @@ under 3,000 px."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -34,6 +35,12 @@ ROUNDS = 50
 """Five entrants at tables of two: ten matches a round, 500 in all."""
 LONG_ID = "long-".ljust(100, "z")
 """A match id of 100 characters, stored through the store as a node stores a match."""
+STALLED = 120.0
+"""Seconds without a finished match after which the tournament counts as stalled."""
+PLAYED = 1500.0
+"""Seconds the whole tournament may take: on a quiet machine about 120, on two cores shared with other
+test workers and busy loops several times that; its progress is checked against STALLED meanwhile."""
+pytestmark = pytest.mark.timeout(PLAYED + 300)  # the module's first test sets the tournament up
 OVERFLOW = "() => document.documentElement.scrollWidth"
 KEY_CELLS = """(selector) => [...document.querySelectorAll(selector)].filter((c) => c.offsetParent)
   .map((c) => { const r = c.getBoundingClientRect(); return [c.dataset.label || c.textContent.slice(0, 30), r.left, r.right]; })"""
@@ -61,7 +68,9 @@ def big(redis_server: str) -> Iterator[WebArena]:
             seed="layout",
         )
         await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=spec), metadata=bearer(ADMIN))
-        async for update in arena.api.WatchTournament(api_pb.WatchTournamentRequest(name=BIG), timeout=600):
+        updates = aiter(arena.api.WatchTournament(api_pb.WatchTournamentRequest(name=BIG)))
+        while True:  # a loaded machine plays slower; a stalled tournament fails here
+            update = await asyncio.wait_for(anext(updates), STALLED)
             if update.tournament.finished_ms:
                 break
         store = arena.server.store
@@ -70,7 +79,7 @@ def big(redis_server: str) -> Iterator[WebArena]:
         record.scores, record.ranks, record.termination, record.ended_ms = [1, 0], [1, 2], Termination.NORMAL, now_ms()
         await store.match_ended(record, None)
 
-    with arena_in_thread(redis_server, WorkConfig(claim_idle=1.0), played, "layout-arena", ready=600) as web:
+    with arena_in_thread(redis_server, WorkConfig(claim_idle=1.0), played, "layout-arena", ready=PLAYED) as web:
         yield web
 
 
