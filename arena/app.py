@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import AsyncIterator, Callable, Coroutine, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -47,10 +47,12 @@ from arena.store.embedded import BLOCKING_CONNECTIONS, CONNECTIONS, blocking_cli
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
-from arena.web import WebData, WebProcess, WebServer, WebSettings, start_web
 from arena.web.guard import WebLimits
 from arena.web.node_api import NodeAddress
-from arena.web.process import web_listener
+from arena.web.process import WebProcess, WebSettings, web_listener
+
+if TYPE_CHECKING:
+    from arena.web.server import WebServer
 from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
 
 log = logging.getLogger(__name__)
@@ -244,6 +246,10 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             web_process = WebProcess(listener, web_settings(config, redis, own_api))
             await web_process.start()
         elif listener is not None:
+            # FastAPI and uvicorn load here, in a node that serves pages itself.
+            from arena.web.data import WebData
+            from arena.web.server import start_web
+
             web_limits = dataclasses.replace(config.web, connections=min(config.web.connections, fd_budget.plan.web))
             web = await start_web(WebData(store, ratings), listener, web_limits, fd_budget, own_api, config.peers)
         yield RunningServer(

@@ -71,9 +71,10 @@ from arena.app import (
 from arena.node.lifeline import die_with_parent
 from arena.node.work import node_name
 from arena.store import RedisUnavailable, Store, open_redis
-from arena.web import WebProcess, WebUnavailable
 from arena.web import process as web_process
+from arena.web.listener import WebUnavailable
 from arena.web.node_api import NodeAddress
+from arena.web.process import WebProcess
 
 log = logging.getLogger(__name__)
 

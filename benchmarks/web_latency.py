@@ -51,7 +51,8 @@ from playwright.sync_api import Browser, sync_playwright
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
 from arena.v1 import messages_pb2 as pb
-from arena.web import WebProcess, WebSettings, listen
+from arena.web.listener import listen
+from arena.web.process import WebProcess, WebSettings
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

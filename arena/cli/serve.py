@@ -238,7 +238,7 @@ def serve(
     from arena.node.work import WorkConfig
     from arena.store import RedisUnavailable, sentinel
     from arena.store.embedded import CONNECTIONS, redacted
-    from arena.web import WebUnavailable
+    from arena.web.listener import WebUnavailable
     from arena.workers import SupervisorError, check_port, supervise
 
     if event_loop == "uvloop" and importlib.util.find_spec("uvloop") is None:

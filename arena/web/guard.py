@@ -14,13 +14,16 @@ import asyncio
 import json
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 
 import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena import metrics
 from arena.node.clients import AddressCounts, client_address
 from arena.node.fds import FdBudget
+
+if TYPE_CHECKING:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class Connections:
 
 def guarded_protocol(connections: Connections) -> type[H11Protocol]:
     """uvicorn's h11 protocol, its connections counted by `connections` and closed when silent too long."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol  # here: a node without a web UI never loads uvicorn
 
     class GuardedH11Protocol(H11Protocol):
         address = ""

@@ -53,8 +53,8 @@ from arena.store.archive import Archive
 from arena.store.ratings import RatingStore
 from arena.web.data import WebData
 from arena.web.guard import WebLimits
+from arena.web.listener import WebUnavailable, listen, url_of
 from arena.web.node_api import NodeAddress
-from arena.web.server import WebUnavailable, listen, start_web, url_of
 
 log = logging.getLogger(__name__)
 
@@ -293,6 +293,8 @@ async def _serve(settings: WebSettings, listener: socket.socket, control: socket
     archive = Archive(settings.archive_dir) if settings.archive_dir is not None else None
     async with open_redis(settings.redis_url, Path("."), settings.redis_connections) as redis:
         source = WebData(Store(redis, archive=archive), RatingStore(redis, archive=archive))
+        from arena.web.server import start_web  # the web process's own import: the node never loads uvicorn
+
         web = await start_web(source, listener, limits, budget, settings.node_api, settings.peers)
         try:
             control.sendall(b"ready\n")
