@@ -89,8 +89,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """In CI, stop before the first test when a tool that a selected test needs is missing: one line."""
     if not os.environ.get("CI"):
         return
-    items = session.items
-    needed = {mark.name for item in items for mark in item.iter_markers() if mark.name in NEEDS}
+    needed = {mark.name for item in session.items for mark in item.iter_markers() if mark.name in NEEDS}
     reasons = [reason for need in sorted(needed) if (reason := missing(need))]
     if not reasons:
         return
@@ -100,7 +99,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         pytest.exit(line, returncode=3)
     # An xdist worker runs nothing and hands the line to the controller, which stops the run with it once.
     workeroutput["cannot_run"] = line
-    items.clear()
+    session.items.clear()
 
 
 def pytest_testnodedown(node: Any, error: object) -> None:

@@ -1,5 +1,5 @@
 """A node loads FastAPI and uvicorn only where it serves pages itself: they cost every node process and
-every test worker about 0.7 s of CPU at start, and `arena serve` runs its web UI in a process of its own."""
+every test worker about 0.5 s of CPU at start, and `arena serve` runs its web UI in a process of its own."""
 
 from __future__ import annotations
 
@@ -20,4 +20,4 @@ def test_the_node_and_its_supervisor_load_no_web_framework() -> None:
 
 
 def test_the_web_ui_loads_it_on_first_use() -> None:
-    assert loaded_after("from arena.web import start_web") == "['fastapi', 'uvicorn']"
+    assert loaded_after("from arena.web.server import start_web") == "['fastapi', 'uvicorn']"
