@@ -189,6 +189,11 @@ async def create_tournament(store: Store, spec: TournamentSpec, created_by: str,
     )
 
 
+RATING_IN_FLIGHT_S = 600.0
+"""How long after its end a stored result may still wait for its rating (its node retrying through a
+Redis outage), and so keep its tournament from being marked finished."""
+
+
 class TournamentProgress:
     """The work host's hook for tournament matches: re-runs aborted ones, plans Swiss rounds, marks the end.
 
@@ -200,6 +205,7 @@ class TournamentProgress:
         self.store = store
         self.tournaments = TournamentStore(store.redis)
         self.orders = OrderSource(store)
+        self.ratings = RatingStore(store.redis)
 
     async def __call__(self, order: MatchOrder, result: ResultRecord) -> None:
         if not order.tournament:
@@ -214,11 +220,27 @@ class TournamentProgress:
         if result.termination == Termination.ABORTED:
             await self._aborted(state, order, *attempt)
         progress, results = await self.tournaments.progress(state)
-        if not progress.unsettled:
-            await self.tournaments.mark_finished(spec.name)
-        else:
+        if progress.unsettled:
             await self._plan(state, progress, results)
+        elif not await self._ratings_pending(order, result, results):
+            await self.tournaments.mark_finished(spec.name)
         await self.tournaments.feed(state.account, FEED_WINDOW, self.orders)
+
+    async def _ratings_pending(self, order: MatchOrder, result: ResultRecord, results: Sequence[ResultRecord]) -> bool:
+        """Whether another match's rating is still on its way (its node stored the result, rates it next).
+
+        Finished means the standings and ratings are final, so the last match's hook to run marks it:
+        each runs after its own match's rating (its own counts as done even if rating it failed, so
+        a result that cannot be rated never keeps its tournament open). Only recent results are
+        asked about: an old one is rated long since, or archived, and out of the applied set.
+        """
+        if not order.rated:
+            return False
+        recent = now_ms() / 1000 - RATING_IN_FLIGHT_S
+        others = [
+            other.match_id for other in results if other.match_id != result.match_id and other.finished_at >= recent
+        ]
+        return bool(await self.ratings.unapplied(order.game, others))
 
     async def _plan(self, state: TournamentState, progress: Progress, results: Sequence[ResultRecord]) -> None:
         """Plan the next Swiss round once every match of the rounds before it is done or aborted for good."""

@@ -303,6 +303,13 @@ class RatingStore:
     async def is_applied(self, game: str, match_id: str) -> bool:
         return bool(await self.redis.sismember(keys.results_applied(game), match_id))
 
+    async def unapplied(self, game: str, match_ids: Sequence[str]) -> list[str]:
+        """Those of `match_ids` whose results have not been applied (yet)."""
+        if not match_ids:
+            return []
+        found = await self.redis.smismember(keys.results_applied(game), list(match_ids))
+        return [match_id for match_id, applied in zip(match_ids, found, strict=True) if not applied]
+
     # -- reading -----------------------------------------------------------------------------------
 
     async def ratings(self, game: str, bots: Iterable[str]) -> dict[str, BotRating]:
