@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 import pytest_asyncio
@@ -465,3 +465,49 @@ async def test_a_request_to_a_session_that_ended_on_a_living_node_is_answered_go
         return not await redis.exists(keys.session_inbox(bot.session.id))
 
     await until(inbox_gone, "the ended session's inbox is deleted after the watch", timeout=3.0 + SLACK)
+
+
+@pytest.fixture
+def no_stale_nodes_known() -> Iterator[None]:
+    """Every test starts and ends with no serving node found stale (the record is the process's)."""
+    RelaySeat.found_stale.clear()
+    yield
+    RelaySeat.found_stale.clear()
+
+
+@pytest.mark.usefixtures("no_stale_nodes_known")
+async def test_a_seat_whose_node_another_seat_found_stale_looks_for_its_bot_at_once(
+    redis: Redis,
+    nodes: Callable[..., RelayNode],
+    host: MatchHost,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(relay_module, "READ_CHUNK", 0.25)
+    serving, other = nodes("node-b#1"), nodes("node-c#1")
+    ann, bob = serving.connect("ann", answering=False), serving.connect("bob", answering=False)
+    serving.start()
+    remote = {name: await remote_of(redis, name) for name in ("ann", "bob")}
+    live = host.prepare("m1", GAME, ["ann", "bob", "builtin:random"], b"seed", remote=remote)
+    first, second, builtin = live.runner.seats
+    assert isinstance(first, RelaySeat) and isinstance(second, RelaySeat) and isinstance(builtin, PooledBotSeat)
+    builtin.release()
+    await first.start(info(0))
+    await second.start(info(1))
+    with caplog.at_level(logging.INFO, logger="arena.node.relay"):
+        asking = asyncio.create_task(under_clock(first, move(time_left=ASK)))
+        await ann.received_kind("action_request")
+        await serving.die()
+        await until(saw(caplog, NOTICED), "the first seat notices", timeout=ASK + SLACK)
+        moved = other.connect("ann"), other.connect("bob")
+        other.start()
+        await asyncio.wait_for(asking, SLACK)
+    # A read now waits a minute before it looks at the node again: only the shared finding saves it.
+    monkeypatch.setattr(relay_module, "READ_CHUNK", 60.0)
+    asked = asyncio.get_running_loop().time()
+    action = await asyncio.wait_for(under_clock(second, move(time_left=ROOMY, number=2)), SLACK)
+    assert asyncio.get_running_loop().time() - asked < SLACK
+    assert second.remote.node == "node-c#1" and second.remote.session_id == moved[1].session.id
+    assert bob.of_kind("action_request") == [], "never asked on the node known dead"
+    (request,) = moved[1].of_kind("action_request")
+    assert action == request.legal_actions[0].id and request.time_left_ms == int(ROOMY * 1000)
