@@ -8,7 +8,7 @@ At the end every key is measured (MEMORY USAGE) and put in a class: the stored m
 rest (session inboxes, reply and event streams, presence, heartbeats, the work stream and its
 consumers), which must not grow with the number of matches.
 
-    python benchmarks/fleet_memory.py [--matches 10000] [--every 200]
+    python benchmarks/fleet_memory.py [--matches 10000] [--every 200] [--max-matches 4]
 """
 
 from __future__ import annotations
@@ -95,6 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=10_000)
     parser.add_argument("--every", type=int, default=200, help="matches between two reconnections of every bot")
+    parser.add_argument("--max-matches", type=int, default=4, help="matches each bot plays at once")
     args = parser.parse_args()
     started = time.monotonic()
     with (
@@ -111,7 +112,7 @@ def main() -> None:
             processes = [
                 process
                 for index, name in enumerate(names)
-                for process in start_bot_processes(addresses[index % 3], {name: tokens[name]}, max_matches=4)
+                for process in start_bot_processes(addresses[index % 3], {name: tokens[name]}, args.max_matches)
             ]
             try:
                 for index, name in enumerate(names):

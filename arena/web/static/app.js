@@ -442,8 +442,8 @@ async function tournamentPage(name) {
         table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
           [["Match", "num"], ["Attempt"], ["Reason"], ["Then"]],
           t.aborted_matches.map((a) => h("tr", { "data-match": a.match_id }, h("td", { class: "num" }, a.number),
-            h("td", {}, matchLink(a.match_id), ` (${a.attempt})`), h("td", { class: "reason" }, a.reason || "–"),
-            h("td", {}, a.rerun ? ["re-run as ", matchLink(a.rerun)] : "not re-run"))))) : null,
+            h("td", {}, attemptLink(a.match_id, a.attempt)), h("td", { class: "reason" }, a.reason || "–"),
+            h("td", {}, a.rerun ? ["re-run as ", attemptLink(a.rerun, a.attempt + 1)] : "not re-run"))))) : null,
       h("p", {}, h("a", { href: `#/matches?tournament=${encodeURIComponent(name)}` }, "Matches of this tournament")));
   };
   const url = `/api/tournaments/${encodeURIComponent(name)}`;
@@ -457,6 +457,11 @@ async function tournamentPage(name) {
     return !t.finished_ms && !t.cancelled_ms;
   }, POLL_MS.list) });
 }
+
+/* An attempt named by its number, its match id (the tournament's name and more) kept for the link and
+   its tooltip: on a phone forty-character ids in a narrow column made each row a dozen lines tall. */
+const attemptLink = (id, attempt) => h("a", { class: "name", href: `#/matches/${encodeURIComponent(id)}`, title: id },
+  `attempt ${attempt}`);
 
 const FEW_ROWS = 8;
 /* Up to this many rows (a bot's matches, aborted attempts) are shown open; more fold into a <details>. */
