@@ -364,6 +364,7 @@ class WorkHost:
                     forgotten = await self.queue.forget_idle_consumers(int(CONSUMER_FORGOTTEN * 1000))
                     if forgotten:
                         log.info("forgot %d idle consumers of the work stream", len(forgotten))
+                keeping = loop.time()
                 lost = await self.queue.keep(list(self.running))
                 for entry_id, (delivery, task) in list(self.running.items()):
                     if entry_id in lost:
@@ -373,6 +374,10 @@ class WorkHost:
                 # After an outage every order looks idle: claim only once the living nodes had a claim
                 # delay to refresh theirs, or the nodes would take each other's running matches.
                 if loop.time() - in_touch_since < self.config.claim_idle:
+                    continue
+                # Nor after a stall (a CPU-starved process) since its own orders were refreshed: they may look
+                # idle by now, and a claim of its own order would stop its running match (writes fenced off).
+                if loop.time() - keeping > self.config.claim_idle / 3:
                     continue
                 free = self.config.slots - len(self.running)
                 if free > 0:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -348,3 +349,43 @@ async def test_an_order_is_played_where_it_is_read_when_no_node_serves_more_of_i
     assert result.termination == Termination.NORMAL
     assert requests(ann, *remote) == len((await WorkQueue(redis).events(order.match_id)).actions)
     assert (await summary(node.store, order.match_id)).node == "node-a#1"
+
+
+async def test_a_node_starved_between_keeping_and_claiming_does_not_claim_its_own_running_match(
+    redis: Redis, work_nodes: Callable[..., WorkNode], caplog: pytest.LogCaptureFixture
+) -> None:
+    config = dataclasses.replace(CONFIG, claim_idle=0.6)
+    node = work_nodes("node-a", config)
+    bots = [node.connect(name, answering=False) for name in SEATS]
+    await node.start()
+    order = await submit_match(node.store, "friday13", SEATS, seed="0a0b0c", clock=ROOMY)
+
+    async def asked() -> bool:
+        return requests(*bots) > 0
+
+    await until(asked, "the match runs here and asks its first seat", timeout=SLACK)
+    keep, stalls = node.work.queue.keep, list[Sequence[str]]()
+
+    async def keep_then_starve(entry_ids: Sequence[str]) -> set[str]:
+        lost = await keep(entry_ids)
+        if entry_ids and not stalls:
+            stalls.append(entry_ids)
+            time.sleep(config.claim_idle * 2)  # the whole process starved of CPU: its loop runs nothing
+        return lost
+
+    node.work.queue.keep = keep_then_starve  # type: ignore[method-assign]
+
+    async def stalled() -> bool:
+        return bool(stalls)
+
+    await until(stalled, "the node stalls after keeping its order", timeout=SLACK)
+    await asyncio.sleep(config.claim_idle)  # two more rounds of keeping and claiming
+    (pending,) = await redis.xpending_range(keys.WORK, keys.WORK_GROUP, "-", "+", 10)
+    assert pending["times_delivered"] == 1, "claimed by the node that runs it: its own writes would be refused"
+    for bot in bots:
+        bot.answering = True
+        for request in bot.of_kind("action_request"):
+            bot.answer(request)
+    result = await stored(redis, order.match_id)
+    assert result.termination == Termination.NORMAL
+    assert "taken over" not in caplog.text
