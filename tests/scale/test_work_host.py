@@ -17,6 +17,7 @@ from arena.store.tournaments import TournamentStore
 from arena.store.work import EventBatch, MatchOrder, WorkQueue
 from arena.tournaments import TournamentFormat, TournamentSpec
 from tests.server.conftest import Arena, RandomBot, start_arena
+from tests.waiting import until
 
 FAST = WorkConfig(claim_idle=0.6, seat_wait=5.0)
 
@@ -97,12 +98,17 @@ async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_e
         )
         await create_tournament(store, spec, "admin", admin=True)
         tournaments = TournamentStore(store.redis)
-        for _ in range(600):
-            state = await tournaments.get("swiss-1")
-            assert state is not None
-            if state.finished_ms:
-                break
-            await asyncio.sleep(0.05)
+
+        async def finished() -> bool:
+            found = await tournaments.get("swiss-1")
+            return found is not None and bool(found.finished_ms)
+
+        async def stored() -> int:
+            return len(await tournaments.results("swiss-1"))
+
+        # Three rounds of mc, one after another: a loaded machine takes its time, a stalled one fails here.
+        await until(finished, "the Swiss tournament finishes", timeout=60, progress=stored)
+        state = await tournaments.get("swiss-1")
         assert state is not None
         assert state.finished_ms and state.rounds_planned == 3
         results = await tournaments.results("swiss-1")

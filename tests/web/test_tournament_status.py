@@ -161,6 +161,9 @@ def test_the_tournament_pages_show_status_aborted_attempts_with_reasons_and_whom
     expect(page.locator("dd.counts")).to_have_text("0 done, 0 due, 0 re-running, 1 aborted, 0 cancelled")
     attempts = page.locator("tr[data-match]")
     expect(attempts).to_have_count(3)
+    expect(attempts.first).to_be_hidden()  # folded under their count, however few
+    page.get_by_text("3 aborted attempts: why, and their re-runs").click()
+    expect(attempts.first).to_be_visible()
     expect(attempts.last.locator("a")).to_have_text("attempt 3")
     expect(attempts.last.locator("a")).to_have_attribute("title", "lost-0-try3")
     expect(attempts.last.locator(".reason")).to_contain_text(STOPPED)

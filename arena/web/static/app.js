@@ -437,8 +437,9 @@ async function tournamentPage(name) {
         ".") : null,
       headToHead(t),
       t.finished_ms ? paths(t) : null,
-      t.aborted_matches.length ? collapsed(t.aborted_matches.length > FEW_ROWS,
-        `${plural(t.aborted_matches.length, "aborted attempt")}`,
+      // Folded whatever their number (the counts above say how many): a busy fleet's tournament may have
+      // dozens, and the page keeps its height.
+      t.aborted_matches.length ? collapsed(true, `${plural(t.aborted_matches.length, "aborted attempt")}: why, and their re-runs`,
         table("Aborted attempts: a match aborted by a fault is re-run with the same seed and seats",
           [["Match", "num"], ["Attempt"], ["Reason"], ["Then"]],
           t.aborted_matches.map((a) => h("tr", { "data-match": a.match_id }, h("td", { class: "num" }, a.number),
@@ -464,7 +465,7 @@ const attemptLink = (id, attempt) => h("a", { class: "name", href: `#/matches/${
   `attempt ${attempt}`);
 
 const FEW_ROWS = 8;
-/* Up to this many rows (a bot's matches, aborted attempts) are shown open; more fold into a <details>. */
+/* Up to this many rows (a bot's matches) are shown open; more fold into a <details>. */
 
 function collapsed(closed, summary, content) {
   return closed ? h("details", { class: "fold" }, h("summary", {}, summary), content) : content;
