@@ -467,7 +467,7 @@ async def test_a_request_to_a_session_that_ended_on_a_living_node_is_answered_go
     await until(inbox_gone, "the ended session's inbox is deleted after the watch", timeout=3.0 + SLACK)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def no_stale_nodes_known() -> Iterator[None]:
     """Every test starts and ends with no serving node found stale (the record is the process's)."""
     RelaySeat.found_stale.clear()
@@ -475,7 +475,7 @@ def no_stale_nodes_known() -> Iterator[None]:
     RelaySeat.found_stale.clear()
 
 
-@pytest.mark.usefixtures("no_stale_nodes_known")
+@pytest.mark.usefixtures("looks_often")
 async def test_a_seat_whose_node_another_seat_found_stale_looks_for_its_bot_at_once(
     redis: Redis,
     nodes: Callable[..., RelayNode],
@@ -483,7 +483,6 @@ async def test_a_seat_whose_node_another_seat_found_stale_looks_for_its_bot_at_o
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(relay_module, "READ_CHUNK", 0.25)
     serving, other = nodes("node-b#1"), nodes("node-c#1")
     ann, bob = serving.connect("ann", answering=False), serving.connect("bob", answering=False)
     serving.start()
