@@ -219,12 +219,25 @@ class TournamentProgress:
             return
         if result.termination == Termination.ABORTED:
             await self._aborted(state, order, *attempt)
+        if await self._surely_unsettled(state):
+            await self.tournaments.feed(state.account, FEED_WINDOW, self.orders)
+            return
         progress, results = await self.tournaments.progress(state)
         if progress.unsettled:
             await self._plan(state, progress, results)
         elif not await self._ratings_pending(order, result, results):
             await self.tournaments.mark_finished(spec.name)
         await self.tournaments.feed(state.account, FEED_WINDOW, self.orders)
+
+    async def _surely_unsettled(self, state: TournamentState) -> bool:
+        """Whether a match of a schedule that needs no planning surely has no final result yet, told by
+        counting: every match needs a result of its own to be settled (unless the tournament was
+        cancelled). Reading and parsing every result after every match would cost a tournament of n
+        matches n^2 parsed results; this costs one HLEN until the last results come in."""
+        spec = state.spec
+        if spec.format == TournamentFormat.SWISS or state.cancelled_ms:
+            return False
+        return await self.tournaments.results_stored(spec.name) < spec.total_matches
 
     async def _ratings_pending(self, order: MatchOrder, result: ResultRecord, results: Sequence[ResultRecord]) -> bool:
         """Whether another match's rating is still on its way (its node stored the result, rates it next).

@@ -334,6 +334,10 @@ class TournamentStore:
         stored = await self.redis.hgetall(keys.tournament_results(name))
         return _sorted(ResultRecord.from_dict(json.loads(text)) for text in stored.values())
 
+    async def results_stored(self, name: str) -> int:
+        """How many results (of any attempt, aborted ones too) the tournament has stored: one HLEN."""
+        return int(await self.redis.hlen(keys.tournament_results(name)))
+
     async def progress(self, state: TournamentState) -> tuple[Progress, list[ResultRecord]]:
         """What became of every match (see `arena.tournaments.progress`), and the results it is made of."""
         name = state.spec.name

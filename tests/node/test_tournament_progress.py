@@ -17,9 +17,10 @@ from arena.store import Store, keys
 from arena.store.codec import compact_json
 from arena.store.ratings import RatingStore
 from arena.store.store import now_ms
-from arena.store.tournaments import TournamentStore
+from arena.store.tournaments import TournamentState, TournamentStore
 from arena.store.work import MatchOrder
 from arena.tournaments import TournamentSpec
+from arena.tournaments.progress import Progress
 
 ENTRANTS = ("builtin:random", "builtin:heuristic", "builtin:mc")
 
@@ -89,3 +90,25 @@ async def test_an_unrated_tournament_is_finished_once_its_results_are_stored(red
     await hook(second, second_result)
     assert await finished(redis, spec.name)
     assert not await redis.exists(keys.results_applied("friday13")), "nothing was rated, nothing waited for"
+
+
+@pytest.mark.asyncio
+async def test_the_hook_reads_every_result_only_once_a_round_robin_may_have_ended(redis: Redis) -> None:
+    spec = TournamentSpec("counted", "friday13", ENTRANTS, table_size=3, rounds=5, seed="s")
+    await create_tournament(Store(redis), spec, "admin", admin=True)
+    hook = TournamentProgress(Store(redis))
+    reads = 0
+    progress = hook.tournaments.progress
+
+    async def counted(state: TournamentState) -> tuple[Progress, list[ResultRecord]]:
+        nonlocal reads
+        reads += 1
+        return await progress(state)
+
+    hook.tournaments.progress = counted  # type: ignore[method-assign]
+    for number in range(spec.total_matches):
+        order = MatchOrder(spec.match_id(number), "friday13", {"players": 3}, ENTRANTS, "", tournament=spec.name)
+        await hook(order, await stored(redis, order, (1, 2, 3)))
+        # A match without a result of its own is counted, not read: n matches would cost n^2 parsed results.
+        assert reads == (1 if number == spec.total_matches - 1 else 0), f"results read after match {number}"
+        assert await finished(redis, spec.name) == (number == spec.total_matches - 1)
