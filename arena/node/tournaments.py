@@ -219,14 +219,12 @@ class TournamentProgress:
             return
         if result.termination == Termination.ABORTED:
             await self._aborted(state, order, *attempt)
-        if await self._surely_unsettled(state):
-            await self.tournaments.feed(state.account, FEED_WINDOW, self.orders)
-            return
-        progress, results = await self.tournaments.progress(state)
-        if progress.unsettled:
-            await self._plan(state, progress, results)
-        elif not await self._ratings_pending(order, result, results):
-            await self.tournaments.mark_finished(spec.name)
+        if not await self._surely_unsettled(state):
+            progress, results = await self.tournaments.progress(state)
+            if progress.unsettled:
+                await self._plan(state, progress, results)
+            elif not await self._ratings_pending(order, result, results):
+                await self.tournaments.mark_finished(spec.name)
         await self.tournaments.feed(state.account, FEED_WINDOW, self.orders)
 
     async def _surely_unsettled(self, state: TournamentState) -> bool:

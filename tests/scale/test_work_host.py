@@ -104,7 +104,7 @@ async def test_a_swiss_tournament_of_builtin_bots_plays_every_round_and_counts_e
             return found is not None and bool(found.finished_ms)
 
         async def stored() -> int:
-            return len(await tournaments.results("swiss-1"))
+            return await tournaments.results_stored("swiss-1")
 
         # Three rounds of mc, one after another: a loaded machine takes its time, a stalled one fails here.
         await until(finished, "the Swiss tournament finishes", timeout=60, progress=stored)
