@@ -36,9 +36,12 @@ class MisbehavingBot(BuiltinBot):
             except OSError as error:
                 print(f"tcp: blocked ({error})", file=sys.stderr)
         elif kind == "hog":
-            hoard: list[bytearray] = []
+            # bytes(n) is calloc'd: untouched pages, so the hoard reaches the address space limit (an rlimit)
+            # in microseconds. Zeroing a bytearray's gigabyte took seconds on a loaded machine, and the
+            # seat was struck out for late answers before its allocation failed.
+            hoard: list[bytes] = []
             while True:
-                hoard.append(bytearray(64 << 20))
+                hoard.append(bytes(64 << 20))
         elif kind == "fork":
             while True:
                 os.fork()
