@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from redis.asyncio import Redis
+
 from arena import logs
 from arena.bots import BOTS
 from arena.games import Game, GameError, make_game
@@ -32,7 +34,7 @@ from arena.node.matches import BUILTIN_PREFIX, LiveMatch, MatchError, MatchHost,
 from arena.node.relay import Relay, find_sessions
 from arena.node.remote_seat import RemoteSeat
 from arena.node.sessions import SessionRegistry
-from arena.node.tasks import cancel_and_wait
+from arena.node.tasks import STOP_TIMEOUT, cancel_and_wait
 from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store, keys
 from arena.store.outage import UNREACHABLE, patiently
@@ -106,6 +108,8 @@ async def submit_match(
     return order
 
 
+READ_BLOCK_MS = 500
+"""How long one read of the work stream waits for new orders; a stopping node's read loop ends within it."""
 CONSUMERS_TIDIED = 60.0
 """Seconds between two looks for consumers of the work stream that dead incarnations left."""
 CONSUMER_FORGOTTEN = 600.0
@@ -283,9 +287,16 @@ class WorkHost:
         self.tournaments = TournamentStore(store.redis)
         self.running: dict[str, tuple[Delivery, asyncio.Task[None]]] = {}
         """Entry id -> the delivery and the task running it."""
+        self._loops: list[asyncio.Task[None]] = []
+        """The read and claim loops, which end on a flag (see `stop`)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._room = asyncio.Event()
         self._stopping = False
+        self._stop = asyncio.Event()
+        self._reader_id: int | None = None
+        """The Redis client id of the read loop's connection: `stop` ends its blocked read with CLIENT UNBLOCK."""
+        self._unstarted: list[Delivery] = []
+        """Orders the loops took while the node was stopping: handed on with the running ones."""
         self._seats_changed = asyncio.Event()
         self._seat_waits: set[str] = set()
         """Matches here waiting for their bots to connect."""
@@ -298,9 +309,11 @@ class WorkHost:
 
     async def start(self) -> None:
         await self.queue.ensure_group()
-        self._tasks = [
+        self._loops = [
             asyncio.create_task(self._read_loop(), name="work: read"),
             asyncio.create_task(self._claim_loop(), name="work: claim"),
+        ]
+        self._tasks = [
             asyncio.create_task(self.events.run(), name="work: events"),
             asyncio.create_task(self.relay.run(), name="work: relay"),
         ]
@@ -308,20 +321,34 @@ class WorkHost:
     async def stop(self) -> None:
         """Stop taking work and hand the running matches on: another node resumes each from its events at once.
 
-        The loops also stop on a flag, because a cancellation can be lost inside a Redis call (seen
-        with redis-py 8.1: the call went on as if nothing happened): a loop that missed it would go
-        on taking orders and starting matches nobody stops.
+        The read and claim loops are not cancelled: they end on a flag, the read loop once its read
+        returns, which CLIENT UNBLOCK makes at once. A read cancelled inside its XREADGROUP stayed blocked
+        in Redis on a connection being closed, and Redis could still give it the next order, even one
+        handed on below: that order then waited, pending at a consumer that was gone, for the claim delay
+        (5 of 200 tries on a quiet machine). A flag is also what stops a loop whose cancellation a Redis
+        call swallowed (seen with redis-py 8.1).
         """
         self._stopping = True
+        self._stop.set()
+        self._room.set()
+        if self._reader_id is not None:
+            try:
+                await asyncio.wait_for(self.queue.redis.client_unblock(self._reader_id), STOP_TIMEOUT)
+            except Exception as error:  # the read then ends at its block time
+                log.debug("ending the blocked read of the work stream: %r", error)
         self.events.stop()
         self.relay.stop()
         unfinished = [delivery for delivery, _ in self.running.values()]
         await cancel_and_wait([*self._tasks, *(task for _, task in self.running.values())], "work host")
+        if self._loops:
+            _, late = await asyncio.wait(self._loops, timeout=READ_BLOCK_MS / 1000 + STOP_TIMEOUT)
+            await cancel_and_wait(late, "work host")
         try:
             await self.events.flush()
             # Back on the stream (not left pending until the claim delay): a node reading it starts
             # the match within its next read, and finds a result already stored if it was one.
-            for delivery in unfinished:
+            unstarted, self._unstarted = self._unstarted, []
+            for delivery in [*unfinished, *unstarted]:
                 await self.queue.give_back(delivery, attempt=False)
             if unfinished:
                 log.info("handed %d running matches on to other nodes", len(unfinished))
@@ -331,6 +358,14 @@ class WorkHost:
     # -- loops ------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
+        reader = self.queue.redis.client()  # a connection of its own, whose blocked read `stop` ends
+        try:
+            await self._read_orders(reader)
+        finally:
+            self._reader_id = None
+            await reader.aclose()
+
+    async def _read_orders(self, reader: Redis) -> None:
         while not self._stopping:
             # Slots kept for the claim loop: a dead node's matches come before new ones.
             free = self.config.slots - self.claim_reserve - len(self.running)
@@ -339,14 +374,16 @@ class WorkHost:
                 await self._room.wait()
                 continue
             try:
-                deliveries = await self.queue.read(free, block_ms=500)
+                # Asked before each read: a connection that redis-py made again has a new id.
+                self._reader_id = await reader.client_id()
+                deliveries = await self.queue.read(free, block_ms=READ_BLOCK_MS, via=reader)
             except UNREACHABLE as error:
                 log.warning("reading the work stream: Redis is unreachable (%s)", error)
-                await asyncio.sleep(1.0)
+                await self._pause(1.0)
                 continue
             except Exception:
                 log.exception("reading the work stream")
-                await asyncio.sleep(1.0)
+                await self._pause(1.0)
                 continue
             for delivery in deliveries:
                 self._spawn(delivery)
@@ -357,7 +394,9 @@ class WorkHost:
         in_touch_since: float | None = loop.time()
         tidied = loop.time()
         while not self._stopping:
-            await asyncio.sleep(self.config.claim_idle / 3)
+            await self._pause(self.config.claim_idle / 3)
+            if self._stopping:
+                return
             try:
                 if loop.time() - tidied > CONSUMERS_TIDIED:
                     tidied = loop.time()
@@ -392,9 +431,15 @@ class WorkHost:
                 in_touch_since = None
                 log.exception("claiming stale work")
 
+    async def _pause(self, seconds: float) -> None:
+        """Sleep `seconds`, or less when the node stops."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), seconds)
+
     def _spawn(self, delivery: Delivery) -> None:
         if self._stopping:
-            return  # left pending: a living node takes it over
+            self._unstarted.append(delivery)  # handed on by `stop`
+            return
         task = asyncio.create_task(self._handle(delivery), name=f"work {delivery.order.match_id}")
         self.running[delivery.entry_id] = (delivery, task)
         task.add_done_callback(lambda _: self._done(delivery.entry_id))

@@ -213,9 +213,10 @@ class WorkQueue:
         if pipe is None:
             await target.execute()
 
-    async def read(self, count: int, block_ms: int) -> list[Delivery]:
-        """Up to `count` new orders for this node, waiting up to `block_ms` for the first."""
-        reply: Any = await self.redis.xreadgroup(
+    async def read(self, count: int, block_ms: int, via: Redis | None = None) -> list[Delivery]:
+        """Up to `count` new orders for this node, waiting up to `block_ms` for the first; `via` a client
+        of its own (whose read another client can end early with CLIENT UNBLOCK)."""
+        reply: Any = await (via or self.redis).xreadgroup(
             keys.WORK_GROUP, self.consumer, {keys.WORK: ">"}, count=count, block=block_ms
         )
         return [delivery for _, entries in reply or [] for delivery in _deliveries(entries)]

@@ -218,6 +218,33 @@ async def test_a_stopping_work_host_hands_its_match_on_and_another_resumes_it_fr
     assert result.forfeited == (), "no strike for the held answer: the match moved with its order"
 
 
+async def test_an_order_written_while_a_work_host_stops_is_not_held_by_the_stopped_node(
+    redis: Redis, work_nodes: Callable[..., WorkNode]
+) -> None:
+    # The read loop used to be cancelled inside its XREADGROUP, which stayed blocked in Redis until its
+    # connection closed: an order written then (by another node, or one the stop handed on) went to the
+    # stopped consumer and waited out the claim delay (try 13 of 100 failed so). The window is short, so
+    # the stop is tried many times.
+    store = Store(redis)
+    for attempt in range(100):
+        node = work_nodes(f"node-{attempt}")
+        await node.start()
+        await asyncio.sleep(0.01)  # its read is blocked in Redis now
+        stopping = asyncio.get_running_loop().time()
+        stop = asyncio.create_task(node.work.stop())
+        await asyncio.sleep(0)  # the stop has begun: another node's order comes now
+        order = await submit_match(store, "friday13", SEATS, seed="0a0b0c")
+        await stop
+        stopped = asyncio.get_running_loop().time() - stopping
+        assert stopped < SLACK, f"try {attempt}: the stop took {stopped:.1f} s"
+        await node.stop()
+        held: Any = await redis.xpending_range(keys.WORK, keys.WORK_GROUP, "-", "+", 10)
+        assert not held, f"try {attempt}: order {order.match_id} went to the stopped node: {held}"
+        stream: Any = await redis.xrange(keys.WORK)
+        assert [MatchOrder.from_json(fields[b"order"]) for _, fields in stream] == [order], "on the stream once"
+        await redis.delete(keys.WORK)  # the next node reads only its own try's order
+
+
 async def test_a_dead_nodes_order_is_claimed_after_the_claim_delay_and_resumed_from_its_events(
     redis: Redis, work_nodes: Callable[..., WorkNode]
 ) -> None:

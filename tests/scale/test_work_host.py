@@ -142,11 +142,31 @@ async def test_a_stopping_node_hands_its_running_match_on_at_once(redis_url: str
             while order.match_id not in second.server.host.live:
                 assert await queue.result(order.match_id) is None, "the stopping node did not finish it"
                 # Well before a claim could take it (a second when quiet; room for a loaded machine).
-                assert asyncio.get_running_loop().time() - stopped < slow_claims.claim_idle / 6, "not handed on"
+                if asyncio.get_running_loop().time() - stopped >= slow_claims.claim_idle / 6:
+                    pytest.fail(f"not handed on: {await whereabouts(queue, order.match_id, first, second)}")
                 await asyncio.sleep(0.01)
             record = await wait_result(second, order.match_id, timeout=120)
     assert record["termination"] == "normal"
     assert await queue_result_count(redis_url, order.match_id) == 1
+
+
+async def whereabouts(queue: WorkQueue, match_id: str, *nodes: Arena) -> str:
+    """Where the order of `match_id` is, in words: its stream entries, who holds them, what each node runs."""
+    stream: Any = await queue.redis.xrange(keys.WORK)
+    entries = [
+        entry_id.decode() for entry_id, fields in stream if MatchOrder.from_json(fields[b"order"]).match_id == match_id
+    ]
+    listed: Any = await queue.redis.xpending_range(keys.WORK, keys.WORK_GROUP, "-", "+", 100)
+    pending = {
+        item["message_id"].decode(): (item["consumer"].decode(), item["time_since_delivered"]) for item in listed
+    }
+    held = {entry: pending.get(entry, "not delivered") for entry in entries}
+    running = [
+        (node.server.work.consumer, [delivery.order.match_id for delivery, _ in node.server.work.running.values()])
+        for node in nodes
+        if node.server.work is not None
+    ]
+    return f"entries (holder, idle ms) {held}; running {running}"
 
 
 async def first_stop(arena: Arena) -> None:
