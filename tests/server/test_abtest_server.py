@@ -18,6 +18,7 @@ from tests.server.conftest import ADMIN, Arena, HeuristicBot, RandomBot
 pytestmark = pytest.mark.asyncio
 
 
+@pytest.mark.slow  # plays deals until the SPRT decides: about a minute (the slow tier)
 async def test_registered_bots_are_tested_on_seat_fair_deals_until_the_sprt_decides(arena: Arena) -> None:
     tokens = await arena.bots("sharp", "dull")
     await arena.connect(HeuristicBot, tokens["sharp"], max_matches=2)

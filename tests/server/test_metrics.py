@@ -132,6 +132,7 @@ async def test_a_taken_metrics_port_is_one_line_and_the_node_does_not_start(
             ), workers
 
 
+@pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 async def test_the_supervisor_adds_up_its_workers_and_forgets_a_dead_ones_sessions(redis_url: str) -> None:
     port, metrics_port = free_port(), free_port()
     bots = [f"m{i}" for i in range(4)]

@@ -169,6 +169,7 @@ def wait_gone(pids: set[int], timeout: float = 10.0) -> set[int]:
     return alive
 
 
+@pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 @pytest.mark.asyncio
 async def test_two_workers_share_the_port_and_the_matches_survive_a_kill_and_stop_cleanly(redis_url: str) -> None:
     port = free_port()
@@ -254,6 +255,7 @@ def urllib_open(url: str) -> Iterator[Any]:
         yield json.loads(page.read())
 
 
+@pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 def test_a_second_server_on_a_served_port_fails_in_one_line(tmp_path: Path) -> None:
     port = free_port()
     refusal = f"arena: error: cannot listen on 127.0.0.1:{port}: is another server running there?\n"
@@ -314,6 +316,7 @@ def redis_server(directory: Path, *options: str) -> Iterator[tuple[subprocess.Po
         process.wait()
 
 
+@pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 def test_a_worker_that_cannot_start_stops_the_server_in_one_line(tmp_path: Path) -> None:
     # The supervisor's one connection is all this Redis takes: the workers are turned away.
     with (
@@ -326,6 +329,7 @@ def test_a_worker_that_cannot_start_stops_the_server_in_one_line(tmp_path: Path)
     assert not any("serving on" in line for line in server.lines), server.lines
 
 
+@pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 def test_workers_that_keep_dying_at_start_stop_the_server_in_one_line(tmp_path: Path) -> None:
     unreachable = arena(
         "serve", "--workers", "2", "--port", str(free_port()), "--redis-url", f"redis://127.0.0.1:{free_port()}/0"
@@ -351,6 +355,7 @@ def test_workers_that_keep_dying_at_start_stop_the_server_in_one_line(tmp_path: 
     assert any(re.search(restarted, line) for line in server.lines), server.lines
 
 
+@pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 def test_the_workers_die_with_a_killed_supervisor(redis_url: str) -> None:
     with serving("--workers", "2", "--port", str(free_port()), "--redis-url", redis_url, "--http-port", "0") as server:
         workers = set(server.workers().values())
@@ -361,6 +366,7 @@ def test_the_workers_die_with_a_killed_supervisor(redis_url: str) -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 def test_stopping_the_supervisor_stops_the_hosted_bots_of_its_workers(redis_url: str, tmp_path: Path) -> None:
     # Imported here: at the top, test_node_death's own test would be collected in this module too.
     from tests.hosted.conftest import misbehaving

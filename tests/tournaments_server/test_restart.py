@@ -24,6 +24,7 @@ def config(data: Path) -> ServerConfig:
     return ServerConfig(port=0, data_dir=data, admin_token="ata_restart", work=WorkConfig(claim_idle=0.5, slots=2))
 
 
+@pytest.mark.slow  # a restart drill: a node stopped and started again over real Redis (the slow tier)
 @pytest.mark.asyncio
 async def test_a_tournament_stopped_midway_finishes_after_a_restart_with_each_match_once(tmp_path: Path) -> None:
     spec = TournamentSpec("restart", "friday13", ENTRANTS, table_size=3, rounds=2, duplicate=True, rated=True, seed="r")
