@@ -9,7 +9,6 @@ import logging
 import os
 import shutil
 import signal
-import tempfile
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Coroutine, MutableMapping
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis.asyncio import Redis, SSLConnection
 
-from arena import logs, metrics
+from arena import logs, metrics, scratch
 from arena.games import game_names
 from arena.hosted import seccomp
 from arena.hosted.sandbox import detect
@@ -187,7 +186,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
     # Hosted bots connect through a Unix socket: their network namespace has no other way out.
     # Its folder is the node's alone (0700); each sandbox binds the socket itself in, so no other
     # local user can reach it, while every launch's own uid may connect (the socket is 0666).
-    socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
+    scratch.sweep()  # the folders of nodes killed before they could remove their own
+    socket_dir = scratch.make(scratch.SOCKETS)
     socket_path = str(socket_dir / "bots.sock")
     server.add_insecure_port(f"unix:{socket_path}")
     try:

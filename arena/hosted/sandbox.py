@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import scratch
 from arena.hosted import cgroups, spawn, unpacker
 from arena.hosted.cgroups import CgroupError, Cgroups, Group, GroupLimits
 from arena.hosted.package import PackageError, pack
@@ -413,7 +414,7 @@ async def detect(limits: SandboxLimits, hidden: Sequence[Path] = (), seccomp: by
     if found is None:
         return Sandbox(limits, runtime, None, problem=why)
     cgroups.sweep(found)
-    staging = Path(tempfile.mkdtemp(prefix="arena-sandbox-"))
+    staging = scratch.make(scratch.STAGING)
     staging.chmod(0o755)
     sandbox = Sandbox(limits, runtime, found, tools, staging, seccomp=seccomp)
     sandbox.problem = await _trial(sandbox)
