@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "arena"
 
 LAYERS: list[set[str]] = [
-    {"compiled", "stats", "metrics", "logs"},
+    {"compiled", "stats", "metrics", "logs", "scratch"},
     {"v1"},
     {"games"},
     {"bots", "ratings"},
