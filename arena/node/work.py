@@ -360,33 +360,34 @@ class WorkHost:
     async def _read_loop(self) -> None:
         reader = self.queue.redis.client()  # a connection of its own, whose blocked read `stop` ends
         try:
-            await self._read_orders(reader)
+            while not self._stopping:
+                # Slots kept for the claim loop: a dead node's matches come before new ones.
+                free = self.config.slots - self.claim_reserve - len(self.running)
+                if free <= 0:
+                    self._room.clear()
+                    await self._room.wait()
+                    continue
+                try:
+                    # Asked before each read: a connection that redis-py made again has a new id.
+                    self._reader_id = await reader.client_id()
+                    deliveries = await self.queue.read(free, block_ms=READ_BLOCK_MS, via=reader)
+                except UNREACHABLE as error:
+                    log.warning("reading the work stream: Redis is unreachable (%s)", error)
+                    # A client of one connection reconnects to the address it had, a dead master after a
+                    # failover: a new one takes a connection from the pool, which asks Sentinel where it is.
+                    await _close(reader)
+                    reader = self.queue.redis.client()
+                    await self._pause(1.0)
+                    continue
+                except Exception:
+                    log.exception("reading the work stream")
+                    await self._pause(1.0)
+                    continue
+                for delivery in deliveries:
+                    self._spawn(delivery)
         finally:
             self._reader_id = None
-            await reader.aclose()
-
-    async def _read_orders(self, reader: Redis) -> None:
-        while not self._stopping:
-            # Slots kept for the claim loop: a dead node's matches come before new ones.
-            free = self.config.slots - self.claim_reserve - len(self.running)
-            if free <= 0:
-                self._room.clear()
-                await self._room.wait()
-                continue
-            try:
-                # Asked before each read: a connection that redis-py made again has a new id.
-                self._reader_id = await reader.client_id()
-                deliveries = await self.queue.read(free, block_ms=READ_BLOCK_MS, via=reader)
-            except UNREACHABLE as error:
-                log.warning("reading the work stream: Redis is unreachable (%s)", error)
-                await self._pause(1.0)
-                continue
-            except Exception:
-                log.exception("reading the work stream")
-                await self._pause(1.0)
-                continue
-            for delivery in deliveries:
-                self._spawn(delivery)
+            await _close(reader)
 
     async def _claim_loop(self) -> None:
         idle_ms = int(self.config.claim_idle * 1000)
@@ -701,3 +702,11 @@ class WorkHost:
                 raise
             except Exception:
                 log.exception("after match %s", order.match_id)
+
+
+async def _close(client: Redis) -> None:
+    """Give a client's connection back to its pool; a broken one is made again when next taken."""
+    try:
+        await client.aclose()
+    except Exception as error:
+        log.debug("closing a Redis client: %r", error)
