@@ -146,13 +146,16 @@ def test_the_printed_commands_take_you_from_the_demo_to_a_challenge_of_your_own_
 
     process.send_signal(signal.SIGINT)
     process.wait(timeout=60)
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--data-dir", "data", "--port", "0", "--http-port", "0"],
-        cwd=tmp_path,
-        env=environment,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    log = tmp_path / "serve.log"
+    with log.open("w") as stderr:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "serve", "--data-dir", "data", "--port", "0", "--http-port", "0"],
+            cwd=tmp_path,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
     try:
         said = read_until(serve, r"^arena: tokens", 120)
         assert said[-2].startswith("arena: serving on")
@@ -162,4 +165,8 @@ def test_the_printed_commands_take_you_from_the_demo_to_a_challenge_of_your_own_
         )
     finally:
         serve.send_signal(signal.SIGINT)
-        serve.wait(timeout=60)
+        try:
+            serve.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            pytest.fail(f"arena serve did not stop within 60 s of SIGINT; its log ends:\n{log.read_text()[-3000:]}")
