@@ -58,7 +58,8 @@ def sweep(folder: Path | None = None) -> list[Path]:
         shutil.rmtree(entry.path, ignore_errors=True)
         removed.append(Path(entry.path))
     if removed:
-        log.info("removed %d folders that stopped nodes left in %s", len(removed), root)
+        # Debug: a node's first line stays "serving on", which scripts and supervisors wait for.
+        log.debug("removed %d folders that stopped nodes left in %s", len(removed), root)
     return removed
 
 
