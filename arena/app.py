@@ -348,15 +348,18 @@ async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -
     """Run until SIGINT or SIGTERM: the body of `arena serve`."""
     config = incarnate(config)
     logs.configure(config.log_format, config.work.node, config.work.incarnation)
+    # Before anything starts: a signal that arrives while the node starts, or just after it says
+    # "serving on", then stops it the orderly way once it has started, instead of killing it
+    # half-made (SIGTERM's default) or cancelling its start-up midway (asyncio's SIGINT).
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
     async with (
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,
     ):
         announce_serving(config, arena.address, arena.web_url, arena.new_admin_token, announce, arena.metrics_port)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop.set)
         await stop.wait()
         announce("arena: stopping")
 

@@ -72,3 +72,5 @@ def test_a_node_killed_with_sigkill_leaves_folders_the_next_node_removes(tmp_pat
         next_node.wait_for("serving on")
         assert [path for path in left if path.exists()] == [], "the next node removes them"
         assert sorted(temp.glob(f"arena-*{next_node.process.pid}-*")), "and keeps its own"
+        assert next_node.stop() == 0
+    assert sorted(temp.glob(f"arena-*{next_node.process.pid}-*")) == [], "a stopped node removes its own"
