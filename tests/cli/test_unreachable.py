@@ -1,4 +1,4 @@
-"""A server that does not answer is named within two seconds, in one line.
+"""A server that does not answer is named after the client's connect timeout, in one line.
 
 A port with nothing on it refuses at once; a server that accepts connections but never speaks (stopped
 with SIGSTOP, hung, or a host that drops packets) used to hold a command for gRPC's 20-second connect
@@ -42,8 +42,10 @@ def leaderboard(server: str) -> tuple[float, subprocess.CompletedProcess[str]]:
     return time.monotonic() - started, done
 
 
-def test_a_silent_server_is_named_within_two_seconds_of_a_refusing_one(silent_server: str) -> None:
+def test_a_silent_server_is_named_after_the_connect_timeout_not_grpcs_twenty_seconds(silent_server: str) -> None:
     # The refused port is the reference: it fails at once, so its time is the command's own start-up.
+    # The exact timeout is pinned in-process below; here two interpreter start-ups on a loaded machine
+    # differ by a second or more, so the bound only has to tell CONNECT_TIMEOUT from gRPC's 20 s.
     refused_after, refused = leaderboard(f"127.0.0.1:{free_port()}")
     silent_after, silent = leaderboard(silent_server)
     assert refused.returncode == 2 and "cannot reach the arena" in refused.stderr
@@ -52,7 +54,7 @@ def test_a_silent_server_is_named_within_two_seconds_of_a_refusing_one(silent_se
         f"arena: error: cannot reach the arena at {silent_server}: no answer within {CONNECT_TIMEOUT:g} s "
         "(is `arena serve` running there?)\n"
     )
-    assert silent_after - refused_after < 2.0, (silent_after, refused_after)
+    assert silent_after - refused_after < CONNECT_TIMEOUT + 5.0, (silent_after, refused_after)
 
 
 @pytest.mark.asyncio
