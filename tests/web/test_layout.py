@@ -59,7 +59,7 @@ def big(redis_server: str) -> Iterator[WebArena]:
             await arena.connect(RandomBot, await arena.bot(owner, name, ("board13",)), max_matches=8)
         spec = api_pb.TournamentSpec(
             name=BIG,
-            game=pb.GameSpec(game="board13"),
+            game=pb.GameSpec(game="board13", scenario="crossfire"),  # 75 moves a random match; duel about 170
             entrants=ENTRANTS,
             table_size=2,
             rounds=ROUNDS,
