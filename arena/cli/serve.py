@@ -290,8 +290,8 @@ def serve(
         while hints:
             print(hints.pop(0), flush=True)
 
-    # One process unless asked: a bot that reconnects to another worker cannot resume its session
-    # there, and CreateMatch seats only bots connected to the worker it reaches (README).
+    # One process unless asked: a bot's matches hosted by another worker go through Redis, which
+    # costs more than a second core brings on a small machine (docs/OPERATIONS.md, BENCHMARKS.md).
     count = workers or 1
     try:
         with contextlib.suppress(KeyboardInterrupt):
