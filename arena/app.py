@@ -344,17 +344,23 @@ async def take_over(store: Store, admin_token: str | None) -> str | None:
     return await store.ensure_admin_token(admin_token)
 
 
+def stop_on(*signums: signal.Signals) -> asyncio.Event:
+    """An event the running loop sets on any of `signums`. Asked for before anything starts: a signal
+    that arrives while a node starts, or just after it says "serving on", then stops it the orderly
+    way once it has started, instead of killing it half-made (SIGTERM's default) or cancelling its
+    start-up midway (asyncio's SIGINT)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in signums:
+        loop.add_signal_handler(signum, stop.set)
+    return stop
+
+
 async def serve(config: ServerConfig, announce: Callable[[str], None] = print) -> None:
     """Run until SIGINT or SIGTERM: the body of `arena serve`."""
     config = incarnate(config)
     logs.configure(config.log_format, config.work.node, config.work.incarnation)
-    # Before anything starts: a signal that arrives while the node starts, or just after it says
-    # "serving on", then stops it the orderly way once it has started, instead of killing it
-    # half-made (SIGTERM's default) or cancelling its start-up midway (asyncio's SIGINT).
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    stop = stop_on(signal.SIGINT, signal.SIGTERM)
     async with (
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,

@@ -65,6 +65,7 @@ from arena.app import (
     redis_url_of,
     run_node,
     running,
+    stop_on,
     take_over,
     web_settings,
 )
@@ -225,8 +226,7 @@ def worker_main(config: ServerConfig, index: int, pipe: Connection, parent: int)
 
 
 async def _work(config: ServerConfig, pipe: Connection) -> None:
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    stop = stop_on(signal.SIGTERM)
     async with (
         open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis,
         running(config, redis) as arena,
@@ -473,10 +473,7 @@ async def supervise(config: ServerConfig, count: int, announce: Callable[[str], 
     for logger in (log, web_process.log):  # the supervisor's own lines, and its web UI's keeper's
         logger.addHandler(handler)
         logger.propagate = False
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    stop = stop_on(signal.SIGINT, signal.SIGTERM)
     in_worker = None if config.web_process else config.http_port
     with reserved_ports(config.host, config.port, in_worker) as (port, http_port):
         async with open_redis(config.redis_url, config.data_dir, config.redis_connections) as redis:

@@ -34,7 +34,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.app import RunningServer, ServerConfig, running
+from arena.app import RunningServer, ServerConfig, running, stop_on
 from arena.cli.output import table
 from arena.games import game_names
 from arena.hosted.package import pack
@@ -388,14 +388,6 @@ async def demo_server(
             yield arena, data_dir
 
 
-async def wait_for_interrupt() -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
-
-
 LADDER_MATCHES = 6
 """Ladder matches the demo waits for after its tournaments, which keep every bot busy while they run."""
 LADDER_TIMEOUT = 60.0
@@ -467,7 +459,7 @@ async def run_demo(
                 for line in await your_own_bot(arena.store, arena.address, where, owner_file):
                     console.print(line, soft_wrap=True, highlight=False, markup=False)
                 console.print(f"demo: still serving on {arena.address}; Ctrl-C stops the server and the bots")
-                await wait_for_interrupt()
+                await stop_on(signal.SIGINT, signal.SIGTERM).wait()
             elif data_dir is not None and owner_file is not None:
                 console.print(
                     f"demo: `arena serve --data-dir {shown_path(where)}` serves this arena again; your owner "
