@@ -8,13 +8,13 @@ from urllib.parse import quote
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from arena.web import data
 from arena.web.accounts import Accounts
+from arena.web.assets import Assets
 from arena.web.data import MAX_LIMIT, NotFoundError, WebData
 from arena.web.feeds import LiveStreams
 from arena.web.guard import WebLimits
@@ -49,9 +49,15 @@ def create_app(source: WebData, streams: LiveStreams | None = None, accounts: Ac
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
 
+    assets = Assets(STATIC, GZIP_MINIMUM, GZIP_LEVEL)
+
     @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+    async def index(request: Request) -> Response:
+        return assets.response("index.html", request)
+
+    @app.get("/static/{name}", include_in_schema=False)
+    async def static(name: str, request: Request) -> Response:
+        return assets.response(name, request)
 
     @app.get("/api/games", tags=["games"])
     async def games() -> list[dict[str, Any]]:
@@ -59,10 +65,11 @@ def create_app(source: WebData, streams: LiveStreams | None = None, accounts: Ac
         return data.games()
 
     @app.get("/api/leaderboards", tags=["ratings"])
-    async def leaderboards() -> dict[str, Any]:
+    async def leaderboards(limit: Limit = 100) -> dict[str, Any]:
         """Per game: `bots` rated, `rated_seats` (rated games summed over its bots) and `last_ms`; `game`:
-        the one the home page opens on, the one with the most rated play (then the most recent)."""
-        return await source.leaderboards()
+        the one the home page opens on, the one with the most rated play (then the most recent); `board`:
+        its leaderboard, as /api/leaderboards/{game} returns it."""
+        return await source.leaderboards(limit)
 
     @app.get("/api/leaderboards/{game}", tags=["ratings"])
     async def leaderboard(game: str, limit: Limit = 100) -> dict[str, Any]:
@@ -163,7 +170,6 @@ def create_app(source: WebData, streams: LiveStreams | None = None, accounts: Ac
         return live.response(f"tournament {name}", read, ended, STREAM_INTERVAL["tournament"])
 
     (accounts or Accounts(source, None)).install(app)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 
 

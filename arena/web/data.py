@@ -189,11 +189,12 @@ class WebData:
         self._rebuilt: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
         self._frames: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
 
-    async def leaderboards(self) -> dict[str, Any]:
+    async def leaderboards(self, limit: int) -> dict[str, Any]:
         """Per game how many rated seats were played and when last; `game`: the one to open first, the
         one with the most rated play (then the most recent), so the home page never opens on an empty
-        board while another game has ratings."""
-        summary = []
+        board while another game has ratings; `board`: that game's leaderboard (`leaderboard(game,
+        limit)`), so the home page draws in one request rather than two in a row."""
+        summary: list[dict[str, Any]] = []
         for game in game_names():
             rows = await self.ratings.leaderboard(game, MAX_LIMIT)
             summary.append(
@@ -205,7 +206,8 @@ class WebData:
                 }
             )
         best = max(summary, key=lambda entry: (entry["rated_seats"], entry["last_ms"]))
-        return {"game": best["game"], "games": summary}
+        game = str(best["game"])
+        return {"game": game, "games": summary, "board": await self.leaderboard(game, limit)}
 
     async def leaderboard(self, game: str, limit: int) -> dict[str, Any]:
         rows = await self.ratings.leaderboard(check_game(game), limit)

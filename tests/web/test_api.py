@@ -226,6 +226,11 @@ def test_the_home_page_game_is_the_one_with_the_most_rated_play(web_arena: WebAr
         assert entry["bots"] == len(board["rows"])
     # The tournament's friday13 matches make it the most played; amigo13, first by name, is not.
     assert summary["game"] == "friday13" == max(played, key=played.__getitem__)
+    # The home page draws from this one answer: it carries that game's board, as its own endpoint has it.
+    _, board = web_arena.get("/api/leaderboards/friday13")
+    assert summary["board"] == board
+    _, short = web_arena.get("/api/leaderboards?limit=1")
+    assert short["board"]["rows"] == board["rows"][:1]
 
 
 def test_matches_name_their_winners_and_a_bot_its_rating_change_per_match(web_arena: WebArena) -> None:

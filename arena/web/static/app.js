@@ -63,19 +63,19 @@ window.addEventListener("hashchange", () => route().then(() => view.focus({ prev
 document.addEventListener("keydown", (event) => {
   if (state.keyHandler && !event.target.closest("input, select, textarea")) state.keyHandler(event);
 });
-route();
 
 // -- leaderboards ------------------------------------------------------------------------------
 
 async function leaderboardPage(game) {
-  const games = await api("/api/games");
-  // The home page opens on the game with the most rated play, never an empty board while another has one.
-  game = game || (await api("/api/leaderboards")).game;
+  // One round of requests, not three in a row: the home page's summary carries the board it opens on.
+  const boardOf = (name) => api(`/api/leaderboards/${encodeURIComponent(name)}`);
+  const [games, first] = await Promise.all([api("/api/games"),
+    game ? boardOf(game) : api("/api/leaderboards").then((summary) => summary.board)]);
+  game = first.game;
   const tabs = h("ul", { class: "tabs" }, games.map((g) => h("li", {}, h("a", {
     href: `#/leaderboards/${g.name}`, "aria-current": g.name === game ? "page" : null }, g.name))));
   const holder = h("div", {});
-  const render = async () => {
-    const board = await api(`/api/leaderboards/${encodeURIComponent(game)}`);
+  const draw = (board) => {
     const neighbours = board.neighbours || [];
     const rows = board.rows.map((row, i) => h("tr", { "data-bot": row.bot },
       h("td", { class: "num" }, row.rank),
@@ -90,9 +90,9 @@ async function leaderboardPage(game) {
         rows, { stack: true })
       : h("p", { class: "muted" }, `No rated ${game} matches yet.`));
   };
-  await render();
+  draw(first);
   show(h("h1", {}, "Leaderboards"), h("nav", { "aria-label": "Games" }, tabs), holder);
-  poll(render, POLL_MS.list);
+  poll(async () => draw(await boardOf(game)), POLL_MS.list);
 }
 
 // Whether a bot's place above the next one is established at 95%, and since how many matches.
@@ -237,10 +237,13 @@ const PAGE_ROWS = 50;
    page holds still as new matches arrive and the list reaches back as far as Redis holds matches. */
 
 async function matchesPage(params) {
-  const games = await api("/api/games");
   const filters = { game: params.get("game") || "", bot: params.get("bot") || "", tournament: params.get("tournament") || "" };
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
   const cursor = params.get("before") ? ["before", params.get("before")] : params.get("after") ? ["after", params.get("after")] : null;
+  const asked = new URLSearchParams([...query, ["limit", PAGE_ROWS], ...(cursor ? [cursor] : [])]);
+  const listing = () => api(`/api/matches?${asked}`);
+  // The games (for the form) and the first page of matches in one round of requests, not two in a row.
+  const [games, first] = await Promise.all([api("/api/games"), listing().catch((error) => ({ error }))]);
   const form = h("form", { class: "filters", onsubmit: (event) => {
     event.preventDefault();
     const chosen = new URLSearchParams([...new FormData(event.target)].filter(([, v]) => v));
@@ -257,9 +260,8 @@ async function matchesPage(params) {
     if (side) linked.set(side, id);
     return h("a", { href: `#/matches${linked.toString() ? "?" + linked : ""}`, rel, class: `page-${rel}` }, text);
   };
-  const render = async () => {
-    const asked = new URLSearchParams([...query, ["limit", PAGE_ROWS], ...(cursor ? [cursor] : [])]);
-    const { matches, older, newer } = await api(`/api/matches?${asked}`);
+  const render = async (answered) => {
+    const { matches, older, newer } = answered || await listing();
     const said = cursor ? `Newest first, ${cursor[0] === "before" ? "older" : "newer"} than match ${cursor[1]}`
       : "Newest first";
     fill(holder, matches.length || !cursor ? matchTable(matches, said)
@@ -270,7 +272,8 @@ async function matchesPage(params) {
       older ? pageLink("before", older, "Older →", "next") : null));
   };
   try {
-    await render();
+    if (first.error) throw first.error;
+    await render(first);
   } catch (error) {
     // A mistyped filter is answered on this page, beside the form, with the field marked.
     show(h("h1", {}, "Matches"), form, await filterError(form, filters, games, error));
@@ -278,7 +281,7 @@ async function matchesPage(params) {
   }
   show(h("h1", {}, "Matches"), form, holder);
   // Only the newest page follows new matches: an older one holds still for its reader.
-  if (!cursor) poll(render, POLL_MS.list);
+  if (!cursor) poll(() => render(), POLL_MS.list);
 }
 
 async function filterError(form, filters, games, error) {
@@ -579,3 +582,6 @@ async function apiPage() {
       ". Errors are JSON with a one-line ", h("code", {}, "detail"), ": 404 for an unknown game, bot, match or tournament, 422 for a bad parameter."),
     table("Endpoints", [["Endpoint"], ["Parameters"], ["What it gives"]], rows));
 }
+
+// The first page, once every constant above has its value (a page may use one before its first await).
+route();
