@@ -280,6 +280,7 @@ def main() -> None:
             webs = {first: before, "after (own process)": after}
             idle: dict[str, list[Load]] = {name: [] for name in webs}
             busy: dict[str, list[Load]] = {name: [] for name in webs}
+            by_page: dict[tuple[str, str], list[float]] = {}
             with sync_playwright() as playwright:
                 if args.browser_nice:
                     renice_driver(args.browser_nice)
@@ -302,6 +303,7 @@ def main() -> None:
                             route = page.replace("tournaments/main", f"tournaments/{tournament}")
                             for name in list(webs)[turn % 2 :] + list(webs)[: turn % 2]:
                                 busy[name].append(load(browser, webs[name], route))
+                                by_page.setdefault((name, page), []).append(busy[name][-1].seconds)
                             turn += 1
                             if finished(address, tournament):
                                 break
@@ -325,6 +327,14 @@ def main() -> None:
         print(row(f"{name}, idle", idle[name]))
     for name in webs:
         print(row(f"{name}, under the tournament", busy[name]))
+    print("Under the tournament, page by page (p50 / max):")
+    for name in webs:
+        shown = (
+            f"#/{page}: {statistics.median(v):.2f} / {max(v):.2f} s"
+            for (web, page), v in by_page.items()
+            if web == name
+        )
+        print(f"  {name}: {'; '.join(shown)}")
     print(f"A replay's JSON (/api/matches/warm-up-0): {plain / 1000:.1f} kB, gzip {packed / 1000:.1f} kB")
 
 
