@@ -5,6 +5,7 @@ for beside it, and a page's API calls that do not depend on each other go out to
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -62,7 +63,9 @@ def drawn(page: Page, web: WebArena, route: str, together: str) -> None:
     page.route("**/api/games", lambda route: held.append(route))
     with page.expect_request(lambda request: urlsplit(request.url).path == together, timeout=15000):
         page.goto(f"{web.url}#/{route}", wait_until="commit")
-    page.wait_for_timeout(0)  # let the held route's handler run
+    deadline = time.monotonic() + 15
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(20)  # lets the held route's handler run
     assert len(held) == 1
     held[0].continue_()
     expect(page.locator("main")).to_have_attribute("data-route", f"#/{route}", timeout=15000)
