@@ -86,6 +86,10 @@ def _ready(port: int, process: subprocess.Popen[bytes], deadline: float, check: 
                 time.sleep(0.05)
 
 
+SENTINEL_INFO_PERIOD = 10.0
+"""Seconds between a sentinel's INFO requests to the master it monitors (fixed in Redis)."""
+
+
 @pytest.fixture
 def group(tmp_path: Path) -> Iterator[Group]:
     server, sentinel = debian("redis-server"), debian("redis-sentinel")
@@ -130,9 +134,12 @@ def group(tmp_path: Path) -> Iterator[Group]:
         while not first.execute_command("ROLE")[2]:
             assert time.monotonic() < deadline, "the replica never came in sync"
             time.sleep(0.05)
+    # A sentinel learns the replicas from the master's INFO, which it asks for every 10 s: two of those
+    # periods, and slack for a loaded machine, from the moment the replica is in sync.
+    learnt = time.monotonic() + 2 * SENTINEL_INFO_PERIOD + 10
     with redis.Redis(port=sentinel_ports[0]) as first:
         while not first.execute_command("SENTINEL", "replicas", SERVICE):
-            assert time.monotonic() < deadline, "the sentinels never saw the replica"
+            assert time.monotonic() < learnt, "the sentinels never saw the replica"
             time.sleep(0.1)
     try:
         yield found
