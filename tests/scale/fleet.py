@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -43,6 +44,9 @@ class Node:
     log: Path
     process: subprocess.Popen[str] | None = None
     lines: list[str] = field(default_factory=list)
+    held: socket.socket | None = None
+    """The port, bound while the node is down: on a shared machine any outgoing connection may
+    otherwise be given it as its local port, and the node could not come back on it."""
 
     @property
     def address(self) -> str:
@@ -51,6 +55,9 @@ class Node:
     def start(self) -> None:
         env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_CLAIM_IDLE_MS": str(CLAIM_IDLE_MS)}
         env.update({"ARENA_MATCH_SLOTS": str(SLOTS), "ARENA_WORKERS": "1"})
+        if self.held is not None:
+            self.held.close()
+            self.held = None
         command = [sys.executable, "-m", "arena.cli", "serve", "--port", str(self.port), "--http-port", "0",
                    "--redis-url", self.redis_url, "--node-name", self.name, "--grace-ms", str(GRACE_MS)]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -76,8 +83,16 @@ class Node:
         self.process.send_signal(signum)
         if signum == signal.SIGKILL:
             self.process.wait()
+            # A bound port is never handed out for an outgoing connection; an orchestrator's container
+            # keeps its port as its own network namespace does.
+            self.held = socket.socket()
+            self.held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.held.bind(("127.0.0.1", self.port))
 
     def stop(self) -> None:
+        if self.held is not None:
+            self.held.close()
+            self.held = None
         if self.process is None or self.process.poll() is not None:
             return
         self.process.send_signal(signal.SIGCONT)
