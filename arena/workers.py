@@ -159,15 +159,25 @@ def _lock(port: int) -> socket.socket | None:
     return lock
 
 
-def check_port(host: str, port: int) -> None:
-    """Fail in one line if something listens on host:port already (a lone node's check before it
-    starts: gRPC would say so too, but late and in a log line of its own)."""
+@contextlib.contextmanager
+def held_port(host: str, port: int) -> Iterator[None]:
+    """A lone node's port: fail in one line if something listens on host:port already (gRPC would
+    say so too, but late and in a log line of its own), then keep it bound, never listening, while
+    the node runs. A bound port is never given to an outgoing connection as its local port, so one
+    of the connections the node opens while it starts (or any other on this machine) cannot take the
+    port before gRPC binds it; gRPC binds beside it, as both allow address reuse."""
+    if port == 0:
+        yield  # gRPC chooses one: nothing to keep
+        return
     try:
         held, _ = _reserve(host, port, shared=False)
     except OSError:
         raise SupervisorError(f"cannot listen on {host}:{port}: is another server running there?") from None
-    for sock in held:
-        sock.close()
+    try:
+        yield
+    finally:
+        for sock in held:
+            sock.close()
 
 
 @contextlib.contextmanager

@@ -239,7 +239,7 @@ def serve(
     from arena.store import RedisUnavailable, sentinel
     from arena.store.embedded import CONNECTIONS, redacted
     from arena.web.listener import WebUnavailable
-    from arena.workers import SupervisorError, check_port, supervise
+    from arena.workers import SupervisorError, held_port, supervise
 
     if event_loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
         raise click.UsageError("--event-loop uvloop: uvloop is not installed here (pip install uvloop)")
@@ -296,8 +296,8 @@ def serve(
     try:
         with contextlib.suppress(KeyboardInterrupt):
             if count == 1:
-                check_port(host, port)
-                run_node(serve_node(config, announce=announce), event_loop)
+                with held_port(host, port):
+                    run_node(serve_node(config, announce=announce), event_loop)
             else:
                 run_node(supervise(config, count, announce=announce), event_loop)
     except (RedisUnavailable, WebUnavailable, MetricsUnavailable, SupervisorError) as error:

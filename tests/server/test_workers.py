@@ -12,12 +12,14 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ from arena.store import Store, keys
 from arena.store.work import WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
+from arena.workers import SupervisorError, held_port
 from tests.conftest import free_port, redis_server_binary
 from tests.hosted.conftest import host_processes
 from tests.server.conftest import RandomBot, bearer
@@ -282,6 +285,30 @@ def test_a_second_server_on_a_served_port_fails_in_one_line(tmp_path: Path) -> N
             "serve", "--workers", "2", "--port", str(port), "--http-port", "0", "--data-dir", str(tmp_path / "b")
         )
         assert (second.returncode, second.stderr) == (2, refusal), second
+
+
+def test_a_lone_nodes_port_is_kept_from_its_check_to_its_end_and_grpc_binds_beside_it() -> None:
+    port = free_port()
+    with held_port("127.0.0.1", port):
+        # While the node starts, nothing else may take the port as its local address, as an outgoing
+        # connection would be given it if it were free...
+        with socket.socket() as other, pytest.raises(OSError):
+            other.bind(("127.0.0.1", port))
+        # ...while the node's own gRPC server (no port sharing) binds it and serves, and then a second
+        # node's check refuses the port in one line.
+        server = grpc.server(ThreadPoolExecutor(1), options=[("grpc.so_reuseport", 0)])
+        assert server.add_insecure_port(f"127.0.0.1:{port}") == port
+        server.start()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            second = rf"^cannot listen on 127\.0\.0\.1:{port}: is another server running there\?$"
+            with pytest.raises(SupervisorError, match=second), held_port("127.0.0.1", port):
+                pass
+        finally:
+            server.stop(None)
+    with socket.socket() as after:
+        after.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        after.bind(("127.0.0.1", port))  # given up once the node has stopped
 
 
 @pytest.mark.parametrize(
