@@ -41,6 +41,12 @@ from arena.v1 import arena_service_pb2 as api_pb
 
 log = logging.getLogger(__name__)
 
+KIND_KEPT = 1.0
+"""Seconds a bot's kind (hosted or not) is taken as read when seating it; a bot that becomes hosted with
+its first upload is launched for the matches that wait for it within this time."""
+KINDS_KEPT = 4096
+"""At most this many bots' kinds are kept: the expired ones are dropped first, then all."""
+
 
 @dataclass(frozen=True)
 class HostedConfig:
@@ -108,6 +114,8 @@ class HostedManager:
         self.config = config
         self.node = node
         self.launches: dict[str, Launch] = {}
+        self._hosted_kept: dict[str, tuple[float, bool]] = {}
+        """Whether each bot looked up lately is hosted, and when that was read (`_is_hosted`)."""
         self._watch: asyncio.Task[None] | None = None
         self.uploads = UploadSlots(config.uploads)
 
@@ -176,8 +184,7 @@ class HostedManager:
                 s.attached and not s.exclusive and s.plays(game) and s.has_room() for s in self.sessions.of_bot(name)
             ):
                 continue
-            bot = await self.store.get_bot(name)
-            if bot is None or bot.kind != BotKind.HOSTED:
+            if not await self._is_hosted(name):
                 continue
             launch = next(
                 (
@@ -189,6 +196,22 @@ class HostedManager:
             )
             await self._connected(launch or await self._launch(name))
         return pinned
+
+    async def _is_hosted(self, bot: str) -> bool:
+        """Whether `bot` is a hosted one, as read from Redis at most once in `KIND_KEPT` seconds: a match
+        that waits for a busy bot looks again each time a seat comes free, so with many matches waiting
+        the bot's record would otherwise be read many times a move."""
+        now = time.monotonic()
+        kept = self._hosted_kept.get(bot)
+        if kept is not None and now - kept[0] < KIND_KEPT:
+            return kept[1]
+        record = await self.store.get_bot(bot)
+        hosted = record is not None and record.kind == BotKind.HOSTED
+        if len(self._hosted_kept) >= KINDS_KEPT:
+            fresh = {name: one for name, one in self._hosted_kept.items() if now - one[0] < KIND_KEPT}
+            self._hosted_kept = fresh if len(fresh) < KINDS_KEPT else {}
+        self._hosted_kept[bot] = (now, hosted)
+        return hosted
 
     async def _launch(self, bot: str, exclusive_version: int = 0) -> Launch:
         """Start the bot's active version, or `exclusive_version` for one match alone."""
