@@ -73,12 +73,18 @@ class DemoBot:
     """Whether the program takes --ladder (the Node sample bot plays tournament and admin matches only)."""
 
 
-def demo_bots(note: Callable[[str], None]) -> list[DemoBot]:
+QUICK_PLAYOUTS = 250
+"""The Monte Carlo bot's playouts a move in a quick demo: its full budget (docs/BENCHMARKS.md) would
+take most of the quick demo's CPU, and a few hundred still play well above the heuristic."""
+
+
+def demo_bots(note: Callable[[str], None], quick: bool = False) -> list[DemoBot]:
     python = SAMPLE_BOTS / "python"
+    mc = (sys.executable, str(python / "mc_bot.py"), *(("--playouts", str(QUICK_PLAYOUTS)) if quick else ()))
     bots = [
         DemoBot("py-random", "python", (sys.executable, str(python / "random_bot.py"))),
         DemoBot("py-heuristic", "python", (sys.executable, str(python / "heuristic_bot.py"))),
-        DemoBot("py-mc", "python", (sys.executable, str(python / "mc_bot.py"))),
+        DemoBot("py-mc", "python", mc),
     ]
     node = node_bot(note)
     if node is not None:
@@ -407,7 +413,7 @@ async def run_demo(
     print_tournament: Callable[[dict[str, Any], str], None] | None = None,
 ) -> None:
     """The demo; `print_tournament` shows a finished tournament's table (the CLI's, by default none)."""
-    bots = demo_bots(lambda line: console.print(line))
+    bots = demo_bots(lambda line: console.print(line), quick)
     async with demo_server(data_dir, port, http_port) as (arena, where):
         console.print(f"demo: arena serving on {arena.address} (embedded Redis, data in {where})")
         if arena.web_url:
