@@ -13,4 +13,10 @@ pkg-config --exists grpc++ protobuf || {
   echo "build.sh: pkg-config finds no grpc++ or protobuf; install libgrpc++-dev and libprotobuf-dev" >&2
   exit 1
 }
+# One build at a time: test runs (and people) may start it at once on one tree.
+mkdir -p build
+if command -v flock >/dev/null 2>&1; then
+  exec 9>build/.lock
+  flock 9
+fi
 exec make --no-print-directory -s -j"${BUILD_JOBS:-2}" build/bot

@@ -20,11 +20,21 @@ for source in google.golang.org/grpc google.golang.org/protobuf/cmd/protoc-gen-g
     exit 1
   }
 done
+# One build at a time: test runs (and people) may start it at once on one tree.
+mkdir -p "$build"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$build/.lock"
+  flock 9
+fi
 stamp="$( (go version; cat ../../proto/arena/v1/messages.proto ../../proto/arena/v1/bot_service.proto bot.go arenasdk/*.go build.sh) | sha256sum)"
 if [ -x "$build/bot" ] && [ "$(cat "$build/stamp" 2>/dev/null)" = "$stamp" ]; then
   exit 0
 fi
-export GO111MODULE=off GOPATH="$build/gopath:$debian" GOCACHE="$build/gocache" GOFLAGS= CGO_ENABLED=0
+# Go's own build cache (in the home directory) keeps the compiled gRPC and protobuf packages for the
+# next checkout too; without a home directory, one of this tree's own.
+cache="$(go env GOCACHE 2>/dev/null || true)"
+case "$cache" in ''|off) cache="$build/gocache" ;; esac
+export GO111MODULE=off GOPATH="$build/gopath:$debian" GOCACHE="$cache" GOFLAGS= CGO_ENABLED=0
 mkdir -p "$build/bin"
 # Debian's /usr/bin/protoc-gen-go is the old 1.3 generator, which cannot generate proto3
 # `optional` fields: build the current one from Debian's google.golang.org/protobuf sources.
