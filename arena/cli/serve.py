@@ -179,6 +179,13 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     "one process less, but pages wait while the node plays matches.",
 )
 @click.option(
+    "--no-web",
+    is_flag=True,
+    cls=EnvOption,
+    envvar="ARENA_NO_WEB",
+    help="Serve no web UI (env ARENA_NO_WEB): a node of a fleet whose pages other nodes serve.",
+)
+@click.option(
     "--event-loop",
     type=click.Choice(["asyncio", "uvloop"]),
     default="asyncio",
@@ -188,6 +195,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     help="The node's event loop: uvloop spends 6-9% less CPU a move (env ARENA_EVENT_LOOP).",
 )
 def serve(
+    no_web: bool,
     web_in_node: bool,
     max_sessions_per_bot: int,
     builtin_workers: int,
@@ -245,6 +253,8 @@ def serve(
         raise click.UsageError("--event-loop uvloop: uvloop is not installed here (pip install uvloop)")
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give both --tls-cert and --tls-key, or neither")
+    if no_web and web_in_node:
+        raise click.UsageError("give --no-web or --web-in-node, not both")
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://", "redis+sentinel://")):
         raise click.UsageError(
             f"--redis-url {redacted(redis_url)!r} must start with redis://, rediss://, unix:// or redis+sentinel://"
@@ -272,7 +282,7 @@ def serve(
                 work=WorkConfig(slots=match_slots, claim_idle=claim_idle_ms / 1000, node=node_name),
                 ladder=ladder,
                 http_host=host,
-                http_port=http_port,
+                http_port=None if no_web else http_port,
                 web_process=not web_in_node,
                 retention=RetentionConfig(days=retain_days, archive_dir=archive_dir),
                 metrics_port=metrics_port,

@@ -335,7 +335,7 @@ class Node:
         self._output = self.log.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "serve", "--port", str(self.port), "--redis-url", self.redis_url,
-             "--http-port", "0"],
+             "--no-web"],
             stdout=self._output, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
         )  # fmt: skip
         deadline = time.monotonic() + timeout

@@ -43,7 +43,7 @@ def sandboxed_processes(ancestor: int | None = None) -> dict[int, int]:
 def test_killing_the_node_kills_its_hosted_bots(redis_url: str, tmp_path: Path) -> None:
     port = free_port()
     node = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url, "--http-port", "0"],
+        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url, "--no-web"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

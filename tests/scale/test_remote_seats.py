@@ -40,8 +40,7 @@ def node(redis_url: str, slots: int) -> Iterator[str]:
         str(port),
         "--redis-url",
         redis_url,
-        "--http-port",
-        "0",
+        "--no-web",
     ]
     process = subprocess.Popen(serve, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert process.stdout is not None

@@ -154,7 +154,7 @@ def node(url: str, port: int, log: Path) -> subprocess.Popen[str]:
     """`arena serve` on the Sentinel URL, once it serves; what it logs goes to `log` all along (a pipe
     nobody reads would stop the node once full, and a failover makes it log a lot)."""
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1", "ARENA_MATCH_SLOTS": "4"}
-    serve = [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--http-port", "0"]
+    serve = [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--no-web"]
     process = subprocess.Popen(
         [*serve, "--redis-url", url], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -107,3 +108,31 @@ def test_serve_explains_an_unreachable_redis() -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("arena: error: cannot reach Redis at redis://127.0.0.1:")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_node_told_to_serve_no_web_ui_plays_on_and_leaves_the_http_port_alone(tmp_path: Path) -> None:
+    port, http_port = free_port(), free_port()
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": "ata_" + "n" * 43, "ARENA_NO_WEB": "1"}
+    command = [*ARENA, "serve", "--port", str(port), "--http-port", str(http_port), "--data-dir", str(tmp_path)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith(f"arena: serving on 127.0.0.1:{port}"), first
+        listed = subprocess.run(
+            [*ARENA, "bot", "list", "--server", f"127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+        assert listed.returncode == 0, listed.stderr
+        with socket.socket() as probe:  # nothing listens on the web UI's port
+            probe.bind(("127.0.0.1", http_port))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        rest, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, rest
+    assert "web UI" not in first + rest
+    both = arena("serve", "--no-web", "--web-in-node")
+    assert (both.returncode, both.stderr.strip()) == (2, "arena: error: give --no-web or --web-in-node, not both")
