@@ -78,7 +78,7 @@ QUICK_PLAYOUTS = 250
 take most of the quick demo's CPU, and a few hundred still play well above the heuristic."""
 
 
-def demo_bots(note: Callable[[str], None], quick: bool = False) -> list[DemoBot]:
+def demo_bots(note: Callable[[str], None], quick: bool) -> list[DemoBot]:
     python = SAMPLE_BOTS / "python"
     mc = (sys.executable, str(python / "mc_bot.py"), *(("--playouts", str(QUICK_PLAYOUTS)) if quick else ()))
     bots = [
