@@ -54,10 +54,21 @@ def test_board13_positions_come_back_unchanged(scenario: str) -> None:
         for watcher in (seat, 1 - seat):
             observation = state.observation(watcher)
             message = encoder.encode(observation)
+            assert message == convert.encoder_for(game).encode(observation), "the incremental encoder drifted"
             legal = state.legal_actions() if watcher == seat else []
             assert convert.observation_from_pb(game, message, legal) == observation
         state.apply(rng.choice(state.legal_actions()))
     view = encoder.encode(state.public_observation()).board13
+    assert view == convert.encoder_for(game).encode(state.public_observation()).board13
+    # Positions of other matches through the same encoder: it starts over rather than carry one on,
+    # also when the histories are as long (three moves each, the last ones differing).
+    first, last = game.new_match(b""), game.new_match(b"")
+    for _ in range(3):
+        first.apply(first.legal_actions()[0])
+        last.apply(last.legal_actions()[-1])
+    assert first.public_observation().moves[-1] != last.public_observation().moves[-1]
+    for other in (first, last, game.new_match(b"")):
+        assert encoder.encode(other.observation(0)) == convert.encoder_for(game).encode(other.observation(0))
     assert view.seat == -1 and len(view.fields) == 49 and view.scenario == scenario
     assert [move.text for move in view.moves][:1] == [game.action_text(view.moves[0].action_id)]
 

@@ -10,6 +10,7 @@ from arena.games.base import Action, Game
 from arena.games.board13.board import FIXED, MONUMENT, NAMES, OWNER
 from arena.games.board13.render import board_layout
 from arena.games.board13.rules import DEFAULT_SCENARIO, Board13, Board13Observation
+from arena.games.board13.scenario import Scenario
 from arena.games.kit import GameKit, Parameter
 from arena.v1 import messages_pb2 as pb
 
@@ -36,13 +37,24 @@ def _piece_code(field: pb.Field) -> int:
 
 
 class Board13Encoder:
-    """Board13 positions as messages: 49 fields, so each is encoded whole."""
+    """Turns the successive positions of one match into messages, reusing what is unchanged.
 
-    __slots__ = ("_moves", "game")
+    A move changes a few of the 49 fields and adds one to the moves so far, so the encoder keeps the
+    public part of the last message (the whole position: board13 hides nothing) and brings only that
+    up to date; each seat's message is then one copy of it with the seat set. Positions must come in
+    the order of the match (any seat's, or public views), as `encoder_for` says.
+    """
+
+    __slots__ = ("_board", "_moves", "_played", "_scenario", "_template", "game")
 
     def __init__(self, game: Board13) -> None:
         self.game = game
         self._moves: dict[tuple[int, int], pb.Board13Move] = {}
+        self._template = pb.Board13Observation()
+        self._scenario: Scenario | None = None
+        self._board: tuple[int, ...] = ()
+        self._played: tuple[int, ...] = ()
+        """The moves in the template: their count, or a move of another history, restarts it."""
 
     def encode(self, obs: Board13Observation) -> pb.Observation:
         message = pb.Observation()
@@ -50,30 +62,57 @@ class Board13Encoder:
         return message
 
     def encode_into(self, obs: Board13Observation, message: pb.Observation) -> None:
-        view = message.board13
+        public = self._template
         scenario = obs.scenario
-        view.scenario = scenario.name
-        view.fields.extend(
+        played = len(self._played)
+        if (
+            scenario is not self._scenario
+            or len(obs.moves) < played
+            or (played and obs.moves[played - 1] != self._played[-1])
+        ):
+            self._start(obs)
+            played = 0
+        else:
+            fields, kinds = public.fields, scenario.kinds
+            for index, (was, code) in enumerate(zip(self._board, obs.board, strict=True)):
+                if was != code:
+                    fields[index].CopyFrom(_field(index, kinds[index], code))
+        self._board = obs.board
+        if len(obs.moves) != played:
+            public.moves.extend(
+                [self._move(seat, action) for seat, action in zip(obs.movers[played:], obs.moves[played:], strict=True)]
+            )
+            self._played = obs.moves
+        public.reserves[:] = obs.reserves
+        public.toppled[:] = obs.toppled
+        public.neutral_toppled[:] = obs.neutral_toppled
+        public.ply = obs.ply
+        if obs.current_player >= 0:
+            public.current_player = obs.current_player
+        else:
+            public.ClearField("current_player")  # nobody is to move: the match is over
+        public.passes = obs.passes
+        public.scores[:] = obs.scores
+        view = message.board13
+        view.CopyFrom(public)
+        view.seat = obs.seat
+
+    def _start(self, obs: Board13Observation) -> None:
+        """The template from scratch: a new match, or positions that do not follow the last one."""
+        public = self._template
+        public.Clear()
+        scenario = self._scenario = obs.scenario
+        public.scenario = scenario.name
+        public.ply_limit = scenario.ply_limit
+        public.capture_diagonal = scenario.capture_diagonal
+        public.goal = scenario.goal
+        public.fields.extend(
             [
                 _field(index, kind, code)
                 for index, (kind, code) in enumerate(zip(scenario.kinds, obs.board, strict=True))
             ]
         )
-        view.reserves[:] = obs.reserves
-        view.toppled[:] = obs.toppled
-        view.neutral_toppled[:] = obs.neutral_toppled
-        view.ply = obs.ply
-        view.ply_limit = scenario.ply_limit
-        if obs.current_player >= 0:
-            view.current_player = obs.current_player
-        else:
-            view.ClearField("current_player")  # nobody is to move: the match is over
-        view.passes = obs.passes
-        view.capture_diagonal = scenario.capture_diagonal
-        view.goal = scenario.goal
-        view.moves.extend([self._move(seat, action) for seat, action in zip(obs.movers, obs.moves, strict=True)])
-        view.scores[:] = obs.scores
-        view.seat = obs.seat
+        self._played = ()
 
     def _move(self, seat: int, action: int) -> pb.Board13Move:
         move = self._moves.get((seat, action))
