@@ -64,9 +64,9 @@ def test_board13_positions_come_back_unchanged(scenario: str) -> None:
     # also when the histories are as long (three moves each, the last ones differing).
     first, last = game.new_match(b""), game.new_match(b"")
     for _ in range(3):
-        first.apply(first.legal_actions()[0])
-        last.apply(last.legal_actions()[-1])
-    assert first.public_observation().moves[-1] != last.public_observation().moves[-1]
+        first.apply(ones := first.legal_actions()[0])
+        last.apply(others := last.legal_actions()[-1])
+    assert ones != others
     for other in (first, last, game.new_match(b"")):
         assert encoder.encode(other.observation(0)) == convert.encoder_for(game).encode(other.observation(0))
     assert view.seat == -1 and len(view.fields) == 49 and view.scenario == scenario
