@@ -7,7 +7,6 @@ under 3,000 px."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -17,9 +16,11 @@ from arena.games import Termination
 from arena.node.work import WorkConfig
 from arena.store import MatchRecord
 from arena.store.store import now_ms
+from arena.store.tournaments import TournamentStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.server.conftest import ADMIN, RandomBot, bearer
+from tests.waiting import until
 from tests.web.conftest import ARTIFACTS, WebArena, arena_in_thread
 from tests.web.test_pages import PHONE, page, visit
 
@@ -68,12 +69,18 @@ def big(redis_server: str) -> Iterator[WebArena]:
             seed="layout",
         )
         await arena.api.CreateTournament(api_pb.CreateTournamentRequest(spec=spec), metadata=bearer(ADMIN))
-        updates = aiter(arena.api.WatchTournament(api_pb.WatchTournamentRequest(name=BIG)))
-        while True:  # a loaded machine plays slower; a stalled tournament fails here
-            update = await asyncio.wait_for(anext(updates), STALLED)
-            if update.tournament.finished_ms:
-                break
         store = arena.server.store
+        tournaments = TournamentStore(store.redis)
+
+        async def finished() -> bool:
+            state = await tournaments.get(BIG)
+            return state is not None and bool(state.finished_ms)
+
+        # Counted, not watched: a watcher is sent the whole tournament (500 results read) after each result.
+        # A loaded machine plays slower; a stalled tournament fails here.
+        await until(
+            finished, "the 500-match tournament finished", STALLED, 0.5, lambda: tournaments.results_stored(BIG)
+        )
         record = MatchRecord(LONG_ID, "board13", {}, [BOTS[0], "builtin:random"], now_ms())
         await store.match_started(record)
         record.scores, record.ranks, record.termination, record.ended_ms = [1, 0], [1, 2], Termination.NORMAL, now_ms()
