@@ -147,6 +147,11 @@ def worker_gone(pid: int) -> None:
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
 
 
+TOURNAMENT_VIEWS = Counter(
+    "arena_tournament_views",
+    "Views of watched tournaments built (each reads every result of its tournament); one per change for all "
+    "of a tournament's watchers, within a share of the node's time (arena.node.tournament_views).",
+)
 TOURNAMENT_REFUSALS = Counter(
     "arena_tournament_refusals",
     "Tournaments refused at creation for a fair-share or consent rule, by reason: pending (the owner's "

@@ -44,6 +44,7 @@ from arena.node.matches import (
     watch_message,
 )
 from arena.node.sessions import Hangup, Session, SessionRegistry, SessionsFull
+from arena.node.tournament_views import TournamentViews
 from arena.node.work import create_match
 from arena.ratings import RatingError, RatingModel
 from arena.server import ladder_pb
@@ -219,6 +220,7 @@ class ArenaServicer(TournamentRpcs, api_grpc.ArenaServiceServicer):
         self.ladder = ladder
         self.hosted = hosted
         self.challenge_limits = challenge_limits or ChallengeLimits()
+        self.tournament_views = TournamentViews(store)
 
     async def CreateOwner(
         self, request: api_pb.CreateOwnerRequest, context: grpc.aio.ServicerContext

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 
 import grpc
 
 from arena import metrics
 from arena.games import GameError
+from arena.node.tournament_views import TournamentViews
 from arena.node.tournaments import (
     NotInvited,
     TournamentView,
@@ -132,6 +133,8 @@ class TournamentRpcs:
     """The tournament RPCs of ArenaService (mixed into its servicer, which provides `store`)."""
 
     store: Store
+    tournament_views: TournamentViews
+    """What the tournament watchers of this node are shown, built once for all of them."""
 
     async def CreateTournament(
         self, request: api_pb.CreateTournamentRequest, context: grpc.aio.ServicerContext
@@ -187,25 +190,34 @@ class TournamentRpcs:
         admin = await self._admin(context)
         tournaments = TournamentStore(self.store.redis)
         loop = asyncio.get_running_loop()
-        seen: tuple[int, ...] | None = None
+        seen: Hashable = None
         sent: api_pb.TournamentInfo | None = None
+        shown: TournamentView | None = None
         looked = 0.0
-        while True:
-            # Cheap to compare: what changes when a result, an abort note, a round or a cancel is stored.
-            pipe = self.store.redis.pipeline(transaction=False)
-            pipe.hlen(keys.tournament_results(request.name))
-            pipe.hlen(keys.tournament_aborts(request.name))
-            marks = (*await pipe.execute(), state.rounds_planned, state.finished_ms, state.cancelled_ms)
-            if marks != seen or state.finished_ms or loop.time() - looked >= WATCH_REFRESH:
-                info = info_to_pb(await tournament_view(self.store, state), admin)
-                looked = loop.time()
-                if marks != seen or info != sent or state.finished_ms:
-                    seen, sent = marks, info
-                    yield api_pb.WatchTournamentResponse(tournament=info)
-                if state.finished_ms:
-                    return
-            await asyncio.sleep(WATCH_INTERVAL)
-            state = await tournaments.get(request.name) or state
+        with self.tournament_views.watching(request.name):
+            while True:
+                # Cheap to compare: what changes when a result, an abort note, a round or a cancel is stored.
+                pipe = self.store.redis.pipeline(transaction=False)
+                pipe.hlen(keys.tournament_results(request.name))
+                pipe.hlen(keys.tournament_aborts(request.name))
+                marks = (*await pipe.execute(), state.rounds_planned, state.finished_ms, state.cancelled_ms)
+                if marks != seen or state.finished_ms or loop.time() - looked >= WATCH_REFRESH:
+                    # Shared with the tournament's other watchers, and maybe older than `marks` (then asked
+                    # for again at the next look).
+                    kept = await self.tournament_views.view(state, marks, WATCH_REFRESH)
+                    seen, looked = kept.marks, loop.time()
+                    if kept.view is not shown:
+                        shown = kept.view
+                        info = kept.converted.get(admin)
+                        if info is None:
+                            info = kept.converted[admin] = info_to_pb(kept.view, admin)
+                        if info != sent or state.finished_ms:
+                            sent = info
+                            yield api_pb.WatchTournamentResponse(tournament=info)
+                    if state.finished_ms:
+                        return
+                await asyncio.sleep(WATCH_INTERVAL)
+                state = await tournaments.get(request.name) or state
 
     async def CancelTournament(
         self, request: api_pb.CancelTournamentRequest, context: grpc.aio.ServicerContext

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
+import time
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from arena.games import make_game
 from arena.node.work import WorkConfig
+from arena.server.tournament_rpcs import WATCH_REFRESH
 from arena.store.work import WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
@@ -102,3 +106,25 @@ async def check_refusals(arena: Arena) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as missing:
         await arena.api.GetTournament(api_pb.GetTournamentRequest(name="nope"))
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.asyncio
+async def test_eight_watchers_of_a_tournament_share_its_views(redis_url: str) -> None:
+    # Each view reads every result of its tournament: built per watcher, anyone's 16 watch streams of a big
+    # tournament would outweigh the node's matches (arena.node.tournament_views).
+    async with start_arena(redis_url, work=WorkConfig(claim_idle=1.0)) as arena:
+        owner = await arena.owner("wanda")
+        await arena.connect(RandomBot, await arena.bot(owner, "rb1"))
+        request = api_pb.CreateTournamentRequest(spec=spec("shared", ["rb1", *BUILTINS[:2]], rounds=2, duplicate=True))
+        await arena.api.CreateTournament(request, metadata=bearer(owner))
+        before = REGISTRY.get_sample_value("arena_tournament_views_total") or 0.0
+        started = time.monotonic()
+        watched = await asyncio.gather(*(watch_to_end(arena, "shared") for _ in range(8)))
+        seconds = time.monotonic() - started
+        built = (REGISTRY.get_sample_value("arena_tournament_views_total") or 0.0) - before
+    for updates in watched:
+        assert updates[-1].finished_ms and updates[-1].done == 12
+    # For all eight together: one build per change, and one per WATCH_REFRESH while nothing changes.
+    # Built per watcher, each of the eight would have made one for each of its updates.
+    shared = max(len(updates) for updates in watched) + seconds / WATCH_REFRESH + 2
+    assert 1 <= built <= shared, (built, seconds, [len(u) for u in watched])
