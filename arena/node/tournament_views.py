@@ -72,7 +72,8 @@ class TournamentViews:
         """The view of `state`'s tournament: the kept one while it was built at `marks` less than `refresh`
         seconds ago, or while the tournament's share of time is spent; else a new one."""
         name = state.spec.name
-        lock = self._locks.setdefault(name, asyncio.Lock())
+        # Kept (as the view is) only while someone watches: a caller outside `watching` leaves nothing behind.
+        lock = self._locks.setdefault(name, asyncio.Lock()) if name in self._watchers else asyncio.Lock()
         async with lock:  # watchers who ask during a build get that build
             loop = asyncio.get_running_loop()
             kept = self._kept.get(name)

@@ -59,6 +59,9 @@ async def test_watchers_share_one_build_and_a_busy_tournament_is_rebuilt_within_
     with views.watching("cup"):
         await views.view(state(finished_ms=5), (33, 5), refresh=10.0)
     assert builds.count == 4
+    # Nor is anything kept for a look from outside `watching`.
+    await views.view(state(), (1,), refresh=10.0)
+    assert (views._kept, views._locks, views._watchers) == ({}, {}, {})
 
 
 @pytest.mark.asyncio
