@@ -51,6 +51,8 @@ from typing import IO, Any
 import grpc
 import redis as redis_sync
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
 
 from arena.games import make_game
 from arena.match.runner import final_ranks
@@ -447,7 +449,11 @@ class Drill:
     async def __aenter__(self) -> Drill:
         self.redis.directory.mkdir()
         self.redis.start()
-        self.client = Redis.from_url(self.redis.url, socket_timeout=3, socket_connect_timeout=1)
+        # Redis is killed and started again under it: a pooled connection of before the kill fails its next
+        # command ("Connection closed by server"), which is then sent again on a new one.
+        self.client = Redis.from_url(
+            self.redis.url, socket_timeout=3, socket_connect_timeout=1, retry=Retry(ExponentialBackoff(cap=1.0), 3)
+        )
         return self
 
     async def __aexit__(
