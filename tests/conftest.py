@@ -8,10 +8,13 @@ session stops with one line naming what is missing for the tests selected.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,10 +135,19 @@ def npm_installed(directory: Path, needed_for: str) -> Path:
         unavailable(f"node and npm are needed for {needed_for} and are not installed")
     installed = directory / "node_modules" / ".package-lock.json"
     lock = directory / "package-lock.json"
-    if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=directory, check=True, timeout=NPM_TIMEOUT
-        )
+    # One install at a time per folder: `npm ci` first removes node_modules, so a second one started by another
+    # test worker meanwhile fails (ENOTEMPTY) or leaves the first one's bot without its packages.
+    # (The lock lies outside the folder, which is uploaded as a hosted bot's package.)
+    folder = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"arena-npm-ci-{folder}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
+            subprocess.run(
+                ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=directory,
+                check=True,
+                timeout=NPM_TIMEOUT,
+            )
     return directory
 
 
