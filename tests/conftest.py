@@ -8,13 +8,10 @@ session stops with one line naming what is missing for the tests selected.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +19,8 @@ from typing import Any
 
 import pytest
 import redis
+
+from arena.cli import npm
 
 NEEDS: dict[str, tuple[str, str]] = {
     "sandbox": ("bwrap", "bubblewrap (Debian package bubblewrap) and root: the hosted bots' sandbox"),
@@ -124,30 +123,17 @@ def free_port() -> int:
         return port
 
 
-NPM_TIMEOUT = 600
-"""Seconds `npm ci` may take on a fresh machine."""
-
-
 def npm_installed(directory: Path, needed_for: str) -> Path:
     """`directory` with its Node packages installed (`npm ci`) when missing or older than its lock
     file, as CI on a fresh machine needs; skips the test when node or npm is missing."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         unavailable(f"node and npm are needed for {needed_for} and are not installed")
-    installed = directory / "node_modules" / ".package-lock.json"
-    lock = directory / "package-lock.json"
-    # One install at a time per folder: `npm ci` first removes node_modules, so a second one started by another
-    # test worker meanwhile fails (ENOTEMPTY) or leaves the first one's bot without its packages.
-    # (The lock lies outside the folder, which is uploaded as a hosted bot's package.)
-    folder = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:16]
-    with open(Path(tempfile.gettempdir()) / f"arena-npm-ci-{folder}.lock", "w") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
-            subprocess.run(
-                ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=directory,
-                check=True,
-                timeout=NPM_TIMEOUT,
-            )
+    try:
+        done = npm.npm_ci(directory)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"npm ci in {directory} took more than {npm.TIMEOUT:.0f} s")
+    if done is not None and done.returncode != 0:
+        pytest.fail(f"npm ci in {directory} failed: {done.stderr.strip()[:500]}")
     return directory
 
 

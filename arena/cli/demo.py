@@ -35,6 +35,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.app import RunningServer, ServerConfig, running, stop_on
+from arena.cli import npm
 from arena.cli.output import table
 from arena.games import game_names
 from arena.hosted.package import pack
@@ -100,12 +101,14 @@ def node_bot(note: Callable[[str], None]) -> Path | None:
     if shutil.which("node") is None or shutil.which("npm") is None:
         note("demo: node and npm are not installed: the JavaScript bot sits this one out")
         return None
-    if not (directory / "node_modules" / "@grpc").exists():
+    if not npm.installed(directory):
         note("demo: installing the JavaScript bot's packages (npm ci)")
-        done = subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=directory, capture_output=True, text=True
-        )
-        if done.returncode != 0:
+        try:
+            done = npm.npm_ci(directory)
+        except subprocess.TimeoutExpired:
+            note(f"demo: npm ci took more than {npm.TIMEOUT:.0f} s, the JavaScript bot sits this one out")
+            return None
+        if done is not None and done.returncode != 0:
             note(f"demo: npm ci failed, the JavaScript bot sits this one out: {done.stderr.strip()[:200]}")
             return None
     return directory / "bot.js"
