@@ -46,6 +46,8 @@ KIND_KEPT = 1.0
 its first upload is launched for the matches that wait for it within this time."""
 KINDS_KEPT = 4096
 """At most this many bots' kinds are kept: the expired ones are dropped first, then all."""
+EXIT_WAIT = 2.0
+"""Seconds a launch whose session's grace ran out has to end by itself, so its end is judged (see `_grace_over`)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,9 @@ class HostedManager:
         self._hosted_kept: dict[str, tuple[float, bool]] = {}
         """Whether each bot looked up lately is hosted, and when that was read (`_is_hosted`)."""
         self._watch: asyncio.Task[None] | None = None
+        self._judging: set[asyncio.Task[None]] = set()
         self.uploads = UploadSlots(config.uploads)
+        sessions.launch_lost = self._grace_over
 
     @property
     def refusal(self) -> str:
@@ -135,6 +139,7 @@ class HostedManager:
             await cancel_and_wait([self._watch], "hosted bots")
         for launch in list(self.launches.values()):
             await self._finish(launch, "stopped with the server")
+        await cancel_and_wait(list(self._judging), "hosted bots' ends")
 
     async def submit(self, owner: str, messages: AsyncIterator[api_pb.SubmitBotRequest]) -> Submitted:
         """SubmitBot: take one of the owner's upload slots, read the upload, check it in the sandbox, store and
@@ -303,6 +308,32 @@ class HostedManager:
         if not launch.matches and now - launch.connected > self.config.idle_timeout:
             return "no match came"
         return ""
+
+    def _grace_over(self, session: Session) -> bool:
+        """A launch's session lost its stream for good: finish the launch, which judges how its process ended.
+
+        Its stream often ends because the process died (out of memory, a crash); under load the grace may run out
+        before the watch loop sees the exit, and the seats would forfeit as `disconnected` rather than `limit`."""
+        launch = self.launches.get(session.launch)
+        if launch is None or launch.ending:
+            return False
+        launch.session = session
+        task = asyncio.create_task(self._lost(launch), name=f"judging hosted bot {launch.bot}")
+        self._judging.add(task)
+        task.add_done_callback(self._judging.discard)
+        return True
+
+    async def _lost(self, launch: Launch) -> None:
+        process = launch.sandboxed.process
+        with contextlib.suppress(TimeoutError):
+            # A process that lost its stream and is still running after this is stopped as a lost one.
+            await asyncio.wait_for(process.wait(), EXIT_WAIT)
+        try:
+            await self._finish(launch, self._ending(launch) or "its stream was lost and it did not resume")
+        except Exception:
+            log.exception("finishing hosted bot %s", launch.bot)
+            if launch.session is not None and not launch.session.gone:
+                self.sessions.expire(launch.session)
 
     async def _finish(self, launch: Launch, ending: str) -> None:
         """Kill the launch with all it started, forfeit what it still plays, keep its stderr as a run."""

@@ -328,6 +328,9 @@ class SessionRegistry:
     """The node's file descriptors: no new session while they run short (None: not watched)."""
     _by_bot: dict[str, dict[str, Session]] = field(default_factory=dict)
     on_change: Callable[[Session], None] | None = None
+    launch_lost: Callable[[Session], bool] | None = None
+    """Takes over a hosted launch's session whose grace ran out (True when it did): the node that started the
+    process judges its end (a limit, a crash) before the seats forfeit, rather than `disconnected`."""
     """Told when a session opens, resumes or ends (the ladder restates its queue entries)."""
     exclusive_launches: set[str] = field(default_factory=set)
     """Hosted launches whose session is exclusive (see Session.exclusive); marked before their process starts."""
@@ -364,6 +367,12 @@ class SessionRegistry:
         if refusal is not None:
             metrics.REFUSALS.labels(refusal.kind).inc()
             raise refusal
+
+    def grace_over(self, session: Session) -> None:
+        """`session`'s stream did not come back within its grace period: it ends (a hosted launch's, once judged)."""
+        if session.launch and self.launch_lost is not None and self.launch_lost(session):
+            return
+        self.expire(session)
 
     def expire(self, session: Session, why: SeatGone | None = None) -> None:
         """End `session` (`why` tells its seats why; by default a lost stream)."""

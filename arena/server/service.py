@@ -127,7 +127,7 @@ class BotServicer(bot_grpc.BotServiceServicer):
                 await context.write(message)
         finally:
             reader.cancel()
-            session.detach(stream, self.sessions.expire)
+            session.detach(stream, self.sessions.grace_over)
 
     async def _caller(self, context: grpc.aio.ServicerContext) -> Principal | Refusal:
         """The bot calling, or why its stream is refused."""
@@ -195,7 +195,7 @@ class BotServicer(bot_grpc.BotServiceServicer):
                     session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "a Hello comes only first on a stream; ignored")
                 else:
                     session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "empty message: set hello or action; ignored")
-        session.detach(stream, self.sessions.expire)
+        session.detach(stream, self.sessions.grace_over)
         return ended
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from arena.hosted import cgroups
+from arena.node.hosted import HostedManager, Launch
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.hosted.conftest import host_processes, logs, misbehaving, submit
@@ -51,6 +52,29 @@ async def test_a_bot_past_its_memory_limit_is_stopped_and_forfeits(arena: Arena,
     [forfeit] = replay["forfeits"]
     assert (forfeit["seat"], forfeit["bot"], forfeit["kind"]) == (0, "hog", "limit"), forfeit
     assert forfeit["detail"].startswith("memory limit of 1024 MiB a process hit"), forfeit
+
+
+async def test_a_dead_bot_is_judged_by_its_end_even_when_its_grace_runs_out_first(
+    arena: Arena, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under load the launches' watcher may look later than the session's grace (2 s here) runs out: it never sees
+    # an exit here. The seat must forfeit for the limit the process hit all the same, not as `disconnected`.
+    seen = HostedManager._ending
+
+    def late(self: HostedManager, launch: Launch) -> str:
+        ending = seen(self, launch)
+        return "" if launch.sandboxed.process.returncode is not None else ending
+
+    monkeypatch.setattr(HostedManager, "_ending", late)
+    owner = await arena.owner()
+    await arena.bot(owner, "hog")
+    reply = await submit(arena, owner, "hog", misbehaving(tmp_path / "hog", "hog"))
+    replay = await forfeited_but_finished(arena, reply.version.validation_match_id)
+    [forfeit] = replay["forfeits"]
+    assert (forfeit["seat"], forfeit["kind"]) == (0, "limit"), forfeit
+    assert forfeit["detail"].startswith("memory limit of 1024 MiB a process hit"), forfeit
+    run = (await logs(arena, owner, "hog")).runs[0]
+    assert run.ending.startswith("memory limit of 1024 MiB a process hit"), run.ending
 
 
 async def test_a_fork_bomb_is_contained_stopped_and_forfeits(
