@@ -34,6 +34,7 @@ from arena.node.ladder import Ladder, LadderConfig
 from arena.node.matches import MatchHost
 from arena.node.retention import Retention, RetentionConfig
 from arena.node.sessions import Limits, Session, SessionRegistry
+from arena.node.siblings import Siblings
 from arena.node.tasks import cancel_and_wait
 from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, new_incarnation, node_name
@@ -108,6 +109,9 @@ class ServerConfig:
     supervised: bool = False
     """A worker of `arena serve --workers N` (arena/workers.py): its supervisor already took over the store
     (`take_over`), and the workers share the gRPC port (SO_REUSEPORT), which the supervisor checked is free."""
+    sibling_link: Path | None = None
+    """A worker's link to its Unix socket, in a folder where its supervisor's other workers link theirs, so that
+    a bot resuming a session held by another worker is forwarded there (`arena.node.siblings`)."""
     retention: RetentionConfig = field(default_factory=RetentionConfig)
     """How long finished matches stay in Redis before they move to the disk archive, and where it is."""
     metrics_port: int | None = None
@@ -182,7 +186,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
             *server_options(fd_budget.plan),
         ],
     )
-    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions), server)
+    siblings = None if config.sibling_link is None else Siblings(config.sibling_link, MAX_RECEIVE_BYTES, MAX_SEND_BYTES)
+    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions, siblings), server)
     # Hosted bots connect through a Unix socket: their network namespace has no other way out.
     # Its folder is the node's alone (0700); each sandbox binds the socket itself in, so no other
     # local user can reach it, while every launch's own uid may connect (the socket is 0666).
@@ -214,6 +219,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         port = server.add_insecure_port(address)
     await server.start()
     Path(socket_path).chmod(0o666)
+    if siblings is not None:
+        siblings.join(socket_path)
     hosted.start()
     store_health = StoreHealth(health, redis, ("", *SERVICE_NAMES))
     await store_health.set(True)
@@ -286,6 +293,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         sandbox.close()
         sessions.close_all()
         await server.stop(grace=1.0)
+        if siblings is not None:
+            await siblings.close()
         shutil.rmtree(socket_dir, ignore_errors=True)
         await store.blocking.aclose()
 

@@ -85,6 +85,12 @@ UPLOADS_RUNNING = Gauge(
     multiprocess_mode="livesum",
 )
 
+RESUMES_FORWARDED = Counter(
+    "arena_resumes_forwarded",
+    "Hellos resuming a session this worker does not hold, offered to its sibling workers, by outcome: forwarded "
+    "(a sibling resumed it; the stream passes through this worker), not_held (none did: a new session).",
+    ["outcome"],
+)
 REFUSALS = Counter(
     "arena_limit_refusals",
     "Requests refused by a fair-share limit, by limit: sessions_node, sessions_bot, sessions_launch, fds, "

@@ -46,6 +46,7 @@ import dataclasses
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -57,7 +58,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from arena import logs, metrics
+from arena import logs, metrics, scratch
 from arena.app import (
     ServerConfig,
     announce_serving,
@@ -298,6 +299,9 @@ class Supervisor:
         self._context = multiprocessing.get_context("spawn")  # no fork of a process with threads and a loop
         self._events: asyncio.Queue[tuple[Worker, tuple[Any, ...]]] = asyncio.Queue()
         self._restarts: dict[int, asyncio.TimerHandle] = {}
+        self.siblings = scratch.make(scratch.SOCKETS)
+        """Where each worker links its Unix socket, so that a resume reaching another worker is forwarded to it
+        (`arena.node.siblings`); removed when the workers have stopped."""
 
     def _start(self, index: int) -> None:
         self._restarts.pop(index, None)
@@ -308,6 +312,7 @@ class Supervisor:
             self.config,
             work=dataclasses.replace(self.config.work, node=name),
             http_port=self.http_port if index == 1 else None,
+            sibling_link=self.siblings / f"w{index}",
         )
         reader, writer = self._context.Pipe(duplex=False)
         process = self._context.Process(
@@ -443,6 +448,7 @@ class Supervisor:
                 with contextlib.suppress(OSError, ValueError):
                     loop.remove_reader(worker.pipe.fileno())
                 worker.pipe.close()
+        shutil.rmtree(self.siblings, ignore_errors=True)
 
 
 def workers_api(config: ServerConfig, port: int) -> NodeAddress | None:

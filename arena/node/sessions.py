@@ -328,10 +328,10 @@ class SessionRegistry:
     """The node's file descriptors: no new session while they run short (None: not watched)."""
     _by_bot: dict[str, dict[str, Session]] = field(default_factory=dict)
     on_change: Callable[[Session], None] | None = None
+    """Told when a session opens, resumes or ends (the ladder restates its queue entries)."""
     launch_lost: Callable[[Session], bool] | None = None
     """Takes over a hosted launch's session whose grace ran out (True when it did): the node that started the
     process judges its end (a limit, a crash) before the seats forfeit, rather than `disconnected`."""
-    """Told when a session opens, resumes or ends (the ladder restates its queue entries)."""
     exclusive_launches: set[str] = field(default_factory=set)
     """Hosted launches whose session is exclusive (see Session.exclusive); marked before their process starts."""
 
@@ -341,8 +341,8 @@ class SessionRegistry:
         Raises SessionsFull when a new one would pass the node's limit (`limits.max_sessions`), the bot's
         (`max_sessions_per_bot`, or `max_sessions_per_launch` for a hosted launch's token), or the node's
         file descriptors run short; a resume always gets through."""
-        resumed = self.by_id.get(hello.resume_session_id) if hello.resume_session_id else None
-        if resumed is not None and resumed.bot == bot and resumed.launch == launch and not resumed.gone:
+        resumed = self.resumable(bot, hello, launch)
+        if resumed is not None:
             self._changed(resumed)
             return resumed, True
         self._check_room(bot, launch)
@@ -351,6 +351,13 @@ class SessionRegistry:
         self._by_bot.setdefault(bot, {})[session.id] = session
         self._changed(session)
         return session, False
+
+    def resumable(self, bot: str, hello: bot_pb.Hello, launch: str = "") -> Session | None:
+        """The live session of `bot` (and `launch`) that `hello` resumes, if this node holds it."""
+        found = self.by_id.get(hello.resume_session_id) if hello.resume_session_id else None
+        if found is not None and found.bot == bot and found.launch == launch and not found.gone:
+            return found
+        return None
 
     def _check_room(self, bot: str, launch: str) -> None:
         """Raise SessionsFull (and count the refusal) when a new session of `bot` would pass a limit."""

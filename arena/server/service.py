@@ -44,6 +44,7 @@ from arena.node.matches import (
     watch_message,
 )
 from arena.node.sessions import Hangup, Session, SessionRegistry, SessionsFull
+from arena.node.siblings import RESUME_ONLY, Siblings
 from arena.node.tournament_views import TournamentViews
 from arena.node.work import create_match
 from arena.ratings import RatingError, RatingModel
@@ -85,9 +86,11 @@ def server_version() -> str:
 class BotServicer(bot_grpc.BotServiceServicer):
     """BotService.Connect: one stream per bot process, resumable within the grace period."""
 
-    def __init__(self, store: Store, sessions: SessionRegistry) -> None:
+    def __init__(self, store: Store, sessions: SessionRegistry, siblings: Siblings | None = None) -> None:
         self.store = store
         self.sessions = sessions
+        self.siblings = siblings
+        """The other workers of this node's supervisor, which may hold a session a Hello resumes."""
         self.version = server_version()
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
@@ -100,6 +103,9 @@ class BotServicer(bot_grpc.BotServiceServicer):
                 await asyncio.wait_for(context.read(), REFUSAL_WAIT)
             await abort(context, caller.code, caller.message)
         hello = await self._hello(context)
+        held = self.sessions.resumable(caller.name, hello, caller.launch)
+        if hello.resume_session_id and held is None and await self._resumed_elsewhere(caller, hello, context):
+            return
         try:
             session, resumed = self.sessions.open(caller.name, hello, caller.launch)
         except SessionsFull as full:
@@ -128,6 +134,23 @@ class BotServicer(bot_grpc.BotServiceServicer):
         finally:
             reader.cancel()
             session.detach(stream, self.sessions.grace_over)
+
+    async def _resumed_elsewhere(
+        self, caller: Principal, hello: bot_pb.Hello, context: grpc.aio.ServicerContext
+    ) -> bool:
+        """Whether the session `hello` resumes, which this node does not hold, was resumed by a sibling worker (the
+        stream then passed through until it ended); a stream marked RESUME_ONLY is refused instead."""
+        if any(key == RESUME_ONLY for key, _ in context.invocation_metadata() or ()):
+            await abort(context, grpc.StatusCode.NOT_FOUND, f"this node holds no session {hello.resume_session_id!r}")
+        if self.siblings is None or caller.launch:
+            return False  # a hosted launch connects to the socket of the worker that started it
+        forwarded = await self.siblings.forward(hello, context.invocation_metadata() or ())
+        if forwarded is None:
+            return False
+        status = await forwarded.relay(context, UNREADABLE)
+        if status is not None and not context.done():
+            await abort(context, *status)
+        return True
 
     async def _caller(self, context: grpc.aio.ServicerContext) -> Principal | Refusal:
         """The bot calling, or why its stream is refused."""
