@@ -44,6 +44,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import math
 import multiprocessing
 import os
 import shutil
@@ -56,6 +57,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 from arena import logs, metrics, scratch
@@ -95,6 +97,31 @@ LOCK_PREFIX = "thirteen-arena-port-"
 
 class SupervisorError(RuntimeError):
     """The workers cannot be started or kept running; the one-line message says why."""
+
+
+def cores(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
+    """The cores this process may use, the default number of workers: its CPU affinity, capped by the CPU
+    quota of its cgroup (a container's limit: a pod given 2 CPUs on a host of 64 starts 2 workers, not 64)."""
+    count = len(os.sched_getaffinity(0))
+    quota = _cpu_quota(cgroup_root)
+    return max(1, min(count, math.ceil(quota))) if quota is not None else count
+
+
+def _cpu_quota(root: Path) -> float | None:
+    """CPUs' worth of time the cgroup allows a period (cgroup v2's cpu.max, else v1's CFS quota); None: no limit."""
+    try:
+        quota, period = (root / "cpu.max").read_text().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    for folder in ("cpu", "cpu,cpuacct"):
+        try:
+            quota_us = int((root / folder / "cpu.cfs_quota_us").read_text())
+            period_us = int((root / folder / "cpu.cfs_period_us").read_text())
+        except (OSError, ValueError):
+            continue
+        return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+    return None
 
 
 def worker_name(base: str, index: int, restarts: int) -> str:
@@ -427,6 +454,15 @@ class Supervisor:
             timer.cancel()
         self._restarts.clear()
         running = [worker.process for worker in self.workers.values() if not worker.exited]
+        # The wait below alone reaps them: `_exited` joining a worker on the loop at the same time as the
+        # thread does (two waitpid calls, one of which finds no child) left its exit code unread, and
+        # a worker that had stopped was taken for one that did not and "killed".
+        loop = asyncio.get_running_loop()
+        for worker in self.workers.values():
+            if not worker.exited:
+                loop.remove_reader(worker.process.sentinel)
+                with contextlib.suppress(OSError, ValueError):
+                    loop.remove_reader(worker.pipe.fileno())
         for process in running:
             with contextlib.suppress(ProcessLookupError):
                 process.terminate()
@@ -441,12 +477,8 @@ class Supervisor:
                     process.join()
 
         await asyncio.to_thread(wait)
-        loop = asyncio.get_running_loop()
         for worker in self.workers.values():
             if not worker.exited:
-                loop.remove_reader(worker.process.sentinel)
-                with contextlib.suppress(OSError, ValueError):
-                    loop.remove_reader(worker.pipe.fileno())
                 worker.pipe.close()
         shutil.rmtree(self.siblings, ignore_errors=True)
 

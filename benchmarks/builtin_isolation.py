@@ -46,7 +46,20 @@ def server(code: str | None) -> Iterator[tuple[str, str]]:
         if code is not None:
             env["PYTHONPATH"] = code
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", data, "--http-port", "0"],
+            [
+                sys.executable,
+                "-m",
+                "arena.cli",
+                "serve",
+                "--workers",
+                "1",
+                "--port",
+                str(port),
+                "--data-dir",
+                data,
+                "--http-port",
+                "0",
+            ],
             stdout=subprocess.PIPE,
             text=True,
             env=env,

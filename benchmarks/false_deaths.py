@@ -38,7 +38,7 @@ FALSE_DEATH = re.compile(r"stopped beating|taken over|another node plays it|abor
 def node(redis_url: str, name: str, log: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
-    command = [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--http-port", "0",
+    command = [sys.executable, "-m", "arena.cli", "serve", "--workers", "1", "--port", str(port), "--http-port", "0",
                "--redis-url", redis_url, "--node-name", name]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert process.stdout is not None and "serving on" in process.stdout.readline()

@@ -59,7 +59,20 @@ def arena_server_process() -> Iterator[tuple[str, int]]:
         # One node process (no supervisor of several workers), so that its CPU time is the server's.
         env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--data-dir", data, "--http-port", "0"],
+            [
+                sys.executable,
+                "-m",
+                "arena.cli",
+                "serve",
+                "--workers",
+                "1",
+                "--port",
+                str(port),
+                "--data-dir",
+                data,
+                "--http-port",
+                "0",
+            ],
             stdout=subprocess.PIPE,
             text=True,
             env=env,

@@ -61,6 +61,8 @@ def nodes(redis_url: str, count: int, slots: int, event_loop: str = "asyncio") -
                     "-m",
                     "arena.cli",
                     "serve",
+                    "--workers",
+                    "1",
                     "--port",
                     str(port),
                     "--redis-url",

@@ -45,7 +45,20 @@ def node(redis_url: str) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url, "--http-port", "0"],
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "serve",
+            "--workers",
+            "1",
+            "--port",
+            str(port),
+            "--redis-url",
+            redis_url,
+            "--http-port",
+            "0",
+        ],
         stdout=subprocess.PIPE,
         text=True,
         env=env,

@@ -68,7 +68,18 @@ def node(redis_url: str, before_tree: Path | None) -> Iterator[tuple[str, str]]:
     """`arena serve` with its web UI in its event loop; yields its gRPC address and web URL."""
     port = free_port()
     env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
-    command = [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url]
+    command = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "serve",
+        "--workers",
+        "1",
+        "--port",
+        str(port),
+        "--redis-url",
+        redis_url,
+    ]
     command += ["--http-port", "0"]
     if before_tree is None:
         command.append("--web-in-node")

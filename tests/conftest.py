@@ -22,6 +22,11 @@ import redis
 
 from arena.cli import npm
 
+# A test that starts `arena serve` tests one node: it starts one process (`--workers 1`) unless it says otherwise.
+# The default, a worker per core under a supervisor, is what tests/server/test_serve_command.py starts, and the
+# supervisor's drills are in test_workers.py and test_worker_resume.py.
+os.environ.setdefault("ARENA_WORKERS", "1")
+
 NEEDS: dict[str, tuple[str, str]] = {
     "sandbox": ("bwrap", "bubblewrap (Debian package bubblewrap) and root: the hosted bots' sandbox"),
     "browser": ("chromium", "chromium (Debian package chromium): the web UI's browser tests"),

@@ -33,7 +33,8 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     cls=EnvOption,
     envvar="ARENA_WORKERS",
     help="Node processes sharing the port and the Redis, under a supervisor that restarts them "
-    "(env ARENA_WORKERS; default 1: a single process; e.g. $(nproc) for one per core).",
+    "(env ARENA_WORKERS; default: one per core this process may use, its container's CPU limit counted; "
+    "1: a single process, no supervisor).",
 )
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option(
@@ -224,8 +225,8 @@ def serve(
 ) -> None:
     """Run the arena server: bots connect over gRPC, matches run here, state lives in Redis.
 
-    With --workers N (N > 1) a supervisor runs one node per worker on the same port and Redis,
-    restarts one that dies, and stops them all on SIGTERM or Ctrl-C.
+    A supervisor runs one node per worker (one per core unless --workers says otherwise) on the same
+    port and Redis, restarts one that dies, and stops them all on SIGTERM or Ctrl-C.
 
     The admin token is read from ARENA_ADMIN_TOKEN or from the file named by ARENA_ADMIN_TOKEN_FILE,
     or made and printed once on first start. A password for --redis-url goes in the URL,
@@ -247,7 +248,7 @@ def serve(
     from arena.store import RedisUnavailable, sentinel
     from arena.store.embedded import CONNECTIONS, redacted
     from arena.web.listener import WebUnavailable
-    from arena.workers import SupervisorError, held_port, supervise
+    from arena.workers import SupervisorError, cores, held_port, supervise
 
     if event_loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
         raise click.UsageError("--event-loop uvloop: uvloop is not installed here (pip install uvloop)")
@@ -300,9 +301,7 @@ def serve(
         while hints:
             print(hints.pop(0), flush=True)
 
-    # One process unless asked: a bot's matches hosted by another worker go through Redis, which
-    # costs more than a second core brings on a small machine (docs/OPERATIONS.md, BENCHMARKS.md).
-    count = workers or 1
+    count = workers or cores()
     try:
         with contextlib.suppress(KeyboardInterrupt):
             if count == 1:

@@ -336,7 +336,7 @@ class Node:
         env.pop("ARENA_ADMIN_TOKEN_FILE", None)
         self._output = self.log.open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "serve", "--port", str(self.port), "--redis-url", self.redis_url,
+            [sys.executable, "-m", "arena.cli", "serve", "--workers", "1", "--port", str(self.port), "--redis-url", self.redis_url,
              "--no-web"],
             stdout=self._output, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
         )  # fmt: skip

@@ -39,7 +39,12 @@ def test_an_install_waits_for_the_one_under_way_in_the_same_folder(tmp_path: Pat
     done = threading.Event()
     with open(Path(tempfile.gettempdir()) / f"arena-npm-ci-{name}.lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # as another process's install under way would
-        waiting = threading.Thread(target=lambda: (npm.npm_ci(folder), done.set()))
+
+        def install() -> None:
+            npm.npm_ci(folder)
+            done.set()
+
+        waiting = threading.Thread(target=install)
         waiting.start()
         assert not done.wait(0.5), "npm_ci went on while another install held the folder's lock"
     waiting.join(10)

@@ -111,7 +111,8 @@ async def node_process(
     port = free_port()
     tmp = Path(tempfile.mkdtemp(prefix="arena-node-tmp-"))
     tmp.chmod(0o755)
-    command = [python, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url, "--no-web"]
+    command = [python, "-m", "arena.cli", "serve", "--workers", "1", "--port", str(port), "--redis-url", redis_url]
+    command.append("--no-web")
     environment = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     environment |= {"ARENA_ADMIN_TOKEN": ADMIN, "TMPDIR": str(tmp), **(env or {})}
     async with contextlib.AsyncExitStack() as stack:

@@ -39,11 +39,14 @@ def sandboxed_processes(ancestor: int | None = None) -> dict[int, int]:
     return {p.pid: p.uid for p in processes if p.uid in UIDS and (ancestor is None or descends(p.pid))}
 
 
+ARENA_SERVE = [sys.executable, "-m", "arena.cli", "serve", "--workers", "1"]
+
+
 @pytest.mark.sandbox
 def test_killing_the_node_kills_its_hosted_bots(redis_url: str, tmp_path: Path) -> None:
     port = free_port()
     node = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--redis-url", redis_url, "--no-web"],
+        [*ARENA_SERVE, "--port", str(port), "--redis-url", redis_url, "--no-web"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

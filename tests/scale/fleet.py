@@ -58,7 +58,7 @@ class Node:
         if self.held is not None:
             self.held.close()
             self.held = None
-        command = [sys.executable, "-m", "arena.cli", "serve", "--port", str(self.port), "--no-web",
+        command = [sys.executable, "-m", "arena.cli", "serve", "--workers", "1", "--port", str(self.port), "--no-web",
                    "--redis-url", self.redis_url, "--node-name", self.name, "--grace-ms", str(GRACE_MS)]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         self.process = process  # stopped at the end even if it never says it serves

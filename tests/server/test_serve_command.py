@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from arena.workers import cores
 from tests.conftest import free_port
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -21,7 +23,8 @@ ARENA = [sys.executable, "-m", "arena.cli"]
 
 @contextmanager
 def serving(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
-    env = {key: value for key, value in os.environ.items() if key != "ARENA_ADMIN_TOKEN"}
+    # `arena serve` as a user starts it: its default number of workers (one per core), under a supervisor.
+    env = {key: value for key, value in os.environ.items() if key not in ("ARENA_ADMIN_TOKEN", "ARENA_WORKERS")}
     process = subprocess.Popen(
         [*ARENA, "serve", "--port", str(port), "--data-dir", str(data_dir), "--http-port", "0"],
         stdout=subprocess.PIPE,
@@ -38,8 +41,9 @@ def serving(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[str], 
         yield process, lines
     finally:
         process.send_signal(signal.SIGTERM)
-        rest, _ = process.communicate(timeout=20)
-        lines += rest.splitlines()
+        process.wait(timeout=40)
+        # read(), not communicate(timeout=...): that reads the pipe itself, past what readline() buffered already.
+        lines += process.stdout.read().splitlines()
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -76,6 +80,11 @@ def test_serve_keeps_its_data_in_the_embedded_redis_and_prints_the_admin_token_o
         assert wrong.returncode == 2 and wrong.stderr.strip() == "arena: error: bot 'x' is not connected"
         time.sleep(0.5)
     assert process.returncode == 0, lines
+    # One worker a core unless told otherwise: more than one sits under a supervisor, which names them.
+    expected = cores()
+    workers = [line for line in lines if re.fullmatch(r"arena: \d+ workers: .*", line)]
+    assert (workers[0].split()[1] if workers else "1") == str(expected), lines
+    assert not [line for line in lines if "did not stop" in line], lines
     assert (data / "appendonly.aof").exists()
     with serving(data, port) as (process, lines):
         time.sleep(0.3)

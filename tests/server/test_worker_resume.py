@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import urllib.request
+from typing import Any
 
 import grpc
 import pytest
@@ -29,7 +30,7 @@ from tests.server.test_workers import register, serving, until
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]  # real `arena serve --workers` processes (the slow tier)
 
 
-async def connect(address: str, token: str, resume: str = "") -> tuple[grpc.aio.Channel, object, bot_pb.Welcome]:
+async def connect(address: str, token: str, resume: str = "") -> tuple[grpc.aio.Channel, Any, bot_pb.Welcome]:
     """A new connection (a new source port: either worker may get it), its Connect stream, and its Welcome."""
     channel = grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
     call = bot_grpc.BotServiceStub(channel).Connect(metadata=bearer(token))
