@@ -19,7 +19,6 @@ most a refusal. The folder is the supervisor's (0700); the sockets in it are the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Sequence
@@ -68,13 +67,13 @@ class Siblings:
             return []
         return [name for name in names if name != self.own and not name.startswith(".")]
 
-    def _channel(self, name: str) -> grpc.aio.Channel:
+    async def _channel(self, name: str) -> grpc.aio.Channel:
         target = os.readlink(self.folder / name)
         kept = self._channels.get(name)
         if kept is not None and kept[0] == target:
             return kept[1]
         if kept is not None:
-            asyncio.get_running_loop().create_task(kept[1].close())  # the restarted sibling's socket is new
+            await kept[1].close()  # the sibling restarted: its socket is a new one
         channel = grpc.aio.insecure_channel(f"unix:{target}", options=self._options)
         self._channels[name] = (target, channel)
         return channel
@@ -100,7 +99,7 @@ class Siblings:
 
     async def _ask(self, name: str, hello: bot_pb.Hello, sent: tuple[tuple[str, Any], ...]) -> Forwarded | None:
         try:
-            call = bot_grpc.BotServiceStub(self._channel(name)).Connect(metadata=sent)
+            call = bot_grpc.BotServiceStub(await self._channel(name)).Connect(metadata=sent)
         except OSError:
             return None  # its link is gone: the sibling restarts
         try:
@@ -128,44 +127,55 @@ class Forwarded:
     def __init__(self, call: Any, welcome: bot_pb.ConnectResponse) -> None:
         self.call = call
         self.welcome = welcome
-        self.unreadable = False
-        """The bot sent a message that could not be parsed: its stream is closed, as a lone node closes it."""
 
     async def relay(self, context: grpc.aio.ServicerContext, unreadable: str) -> tuple[grpc.StatusCode, str] | None:
         """Pass messages both ways until either side ends; the status to end the bot's call with, if any
         (the sibling's, or `unreadable` after a message that could not be parsed)."""
+        await context.write(self.welcome)
         upstream = asyncio.create_task(self._upstream(context))
+        downstream = asyncio.create_task(self._downstream(context))
         try:
-            await context.write(self.welcome)
+            await asyncio.wait((upstream, downstream), return_when=asyncio.FIRST_COMPLETED)
+            if not downstream.done():
+                bot_side = upstream.result()
+                if bot_side == "unreadable":
+                    return grpc.StatusCode.INVALID_ARGUMENT, unreadable
+                if bot_side == "broken":
+                    return None  # nothing can reach the bot; the sibling's session waits out its grace
+            # The sibling ends the call: after the bot's half-close (it answers as for any stream), or by itself.
+            return await downstream
+        finally:
+            self.call.cancel()
+            for task in (upstream, downstream):
+                task.cancel()
+            await asyncio.gather(upstream, downstream, return_exceptions=True)
+
+    async def _downstream(self, context: grpc.aio.ServicerContext) -> tuple[grpc.StatusCode, str] | None:
+        """The sibling's messages to the bot, then its status (None: OK, or the bot can no longer be told)."""
+        try:
             # read(), not `async for`: the Welcome was taken with read(), and grpc forbids mixing the two on a call.
             while (message := await self.call.read()) is not grpc.aio.EOF:
                 await context.write(message)
         except grpc.aio.AioRpcError as error:
-            if self.unreadable:
-                return grpc.StatusCode.INVALID_ARGUMENT, unreadable
-            if error.code() == grpc.StatusCode.CANCELLED and upstream.done():
-                return None  # the bot went away: nothing to tell it
             return error.code(), error.details() or ""
-        finally:
-            upstream.cancel()
-            self.call.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await upstream
+        except (grpc.RpcError, asyncio.InvalidStateError, RuntimeError):
+            return None  # the bot's stream is gone
         return None
 
-    async def _upstream(self, context: grpc.aio.ServicerContext) -> None:
-        """The bot's messages to the sibling; its half-close too, which the sibling answers as for any stream."""
-        try:
-            while True:
-                try:
-                    message = await context.read()
-                except DecodeError:
-                    self.unreadable = True
-                    self.call.cancel()
-                    return
+    async def _upstream(self, context: grpc.aio.ServicerContext) -> str:
+        """The bot's messages to the sibling until its side ends: how ("half-close", "unreadable", "broken",
+        or "sibling" when the sibling's side ended first)."""
+        while True:
+            try:
+                message = await context.read()
+            except DecodeError:
+                return "unreadable"
+            except (grpc.aio.AioRpcError, grpc.RpcError, asyncio.InvalidStateError):
+                return "broken"
+            try:
                 if message is grpc.aio.EOF:
                     await self.call.done_writing()
-                    return
+                    return "half-close"
                 await self.call.write(message)
-        except (grpc.aio.AioRpcError, grpc.RpcError, asyncio.InvalidStateError):
-            self.call.cancel()  # the bot's stream broke: the sibling's session waits out its grace
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                return "sibling"
