@@ -1,4 +1,5 @@
-"""`arena serve --workers N`: N node processes on one port and one Redis, kept running by a supervisor.
+"""`arena serve`: N node processes (one a core, `cores`; `--workers N`) on one port and one Redis, kept running
+by a supervisor.
 
 A node is one asyncio loop in one Python process, so it keeps one core busy at most; N workers keep
 N. Each worker runs today's node (`arena.app.running`) under a name of its own in the work stream,
@@ -7,7 +8,11 @@ tickets, stated in Redis under the old name, are never taken for living ones). T
 the work exactly as several nodes on one Redis do: orders through the consumer group, and a bot
 connected to one worker is seated in a match hosted by another through the relay streams.
 
-The gRPC port is shared with SO_REUSEPORT: the kernel spreads new connections over the workers.
+The gRPC port is shared with SO_REUSEPORT: the kernel spreads new connections over the workers, so
+a bot resuming its session may reach a worker that does not hold it; that worker forwards the stream
+to the one that does, found through the Unix sockets the workers link into a folder of the
+supervisor's (`arena.node.siblings`).
+
 SO_REUSEPORT would also let a second server of the same user join the port silently, so before
 starting any worker the supervisor
 - binds a probe socket without SO_REUSEPORT, which fails while anything listens on the port (a

@@ -19,7 +19,6 @@ most a refusal. The folder is the supervisor's (0700); the sockets in it are the
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,8 +30,6 @@ from google.protobuf.message import DecodeError
 from arena import metrics
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.v1 import bot_service_pb2_grpc as bot_grpc
-
-log = logging.getLogger(__name__)
 
 RESUME_ONLY = "x-arena-resume-only"
 """Metadata: resume the Hello's session if this node holds it, else refuse with NOT_FOUND (open none)."""
