@@ -49,7 +49,8 @@ class Server:
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         environment = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
-        environment.update({"ARENA_ADMIN_TOKEN": ADMIN, **(env or {})})
+        # One process unless the test asks for workers (tests/conftest.py says why).
+        environment.update({"ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1", **(env or {})})
         self.process = subprocess.Popen(
             [*ARENA, "serve", *args],
             stdout=subprocess.PIPE,
@@ -113,6 +114,7 @@ def serving(*args: str, env: dict[str, str] | None = None) -> Iterator[Server]:
 
 def arena(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     environment = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
+    environment["ARENA_WORKERS"] = "1"
     return subprocess.run(
         [*ARENA, *args], capture_output=True, text=True, timeout=60, env={**environment, **(env or {})}
     )
