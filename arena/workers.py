@@ -1,4 +1,4 @@
-"""`arena serve`: N node processes (one a core, `cores`; `--workers N`) on one port and one Redis, kept running
+"""`arena serve`: N node processes (one a core, `usable_cores`; `--workers N`) on one port and one Redis, kept running
 by a supervisor.
 
 A node is one asyncio loop in one Python process, so it keeps one core busy at most; N workers keep
@@ -62,7 +62,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from pathlib import Path
 from typing import Any
 
 from arena import logs, metrics, scratch
@@ -77,6 +76,8 @@ from arena.app import (
     take_over,
     web_settings,
 )
+from arena.node.builtin_pool import PoolConfig
+from arena.node.cpus import usable_cores
 from arena.node.lifeline import die_with_parent
 from arena.node.work import node_name
 from arena.store import RedisUnavailable, Store, open_redis
@@ -104,29 +105,12 @@ class SupervisorError(RuntimeError):
     """The workers cannot be started or kept running; the one-line message says why."""
 
 
-def cores(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
-    """The cores this process may use, the default number of workers: its CPU affinity, capped by the CPU
-    quota of its cgroup (a container's limit: a pod given 2 CPUs on a host of 64 starts 2 workers, not 64)."""
-    count = len(os.sched_getaffinity(0))
-    quota = _cpu_quota(cgroup_root)
-    return max(1, min(count, math.ceil(quota))) if quota is not None else count
-
-
-def _cpu_quota(root: Path) -> float | None:
-    """CPUs' worth of time the cgroup allows a period (cgroup v2's cpu.max, else v1's CFS quota); None: no limit."""
-    try:
-        quota, period = (root / "cpu.max").read_text().split()[:2]
-        return None if quota == "max" else int(quota) / int(period)
-    except (OSError, ValueError):
-        pass
-    for folder in ("cpu", "cpu,cpuacct"):
-        try:
-            quota_us = int((root / folder / "cpu.cfs_quota_us").read_text())
-            period_us = int((root / folder / "cpu.cfs_period_us").read_text())
-        except (OSError, ValueError):
-            continue
-        return quota_us / period_us if quota_us > 0 and period_us > 0 else None
-    return None
+def builtin_share(pool: PoolConfig, count: int, cores: int = 0) -> PoolConfig:
+    """A worker's pool of built-in bots' processes: its share of the `cores` (by default the usable ones) less one;
+    each worker's pool alone would take them all (a worker a core on 16 cores: 15 processes each, 240 in all)."""
+    if pool.workers:
+        return pool
+    return dataclasses.replace(pool, workers=max(1, math.ceil(((cores or usable_cores()) - 1) / count)))
 
 
 def worker_name(base: str, index: int, restarts: int) -> str:
@@ -345,6 +329,7 @@ class Supervisor:
             work=dataclasses.replace(self.config.work, node=name),
             http_port=self.http_port if index == 1 else None,
             sibling_link=self.siblings / f"w{index}",
+            builtin=builtin_share(self.config.builtin, self.count),
         )
         reader, writer = self._context.Pipe(duplex=False)
         process = self._context.Process(

@@ -168,8 +168,8 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     show_default=True,
     cls=EnvOption,
     envvar="ARENA_BUILTIN_WORKERS",
-    help="Worker processes in which built-in bots think (env ARENA_BUILTIN_WORKERS; 0: the cores less one, "
-    "at least one).",
+    help="Worker processes in which built-in bots think, per node (env ARENA_BUILTIN_WORKERS; 0: the cores less one, "
+    "at least one; under --workers N each node's share of them).",
 )
 @click.option(
     "--web-in-node",
@@ -240,6 +240,7 @@ def serve(
     from arena.match import Clock
     from arena.metrics import MetricsUnavailable
     from arena.node.builtin_pool import PoolConfig
+    from arena.node.cpus import usable_cores
     from arena.node.hosted import HostedConfig
     from arena.node.ladder import LadderConfig, LadderError, parse_sizes
     from arena.node.retention import RetentionConfig
@@ -248,7 +249,7 @@ def serve(
     from arena.store import RedisUnavailable, sentinel
     from arena.store.embedded import CONNECTIONS, redacted
     from arena.web.listener import WebUnavailable
-    from arena.workers import SupervisorError, cores, held_port, supervise
+    from arena.workers import SupervisorError, held_port, supervise
 
     if event_loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
         raise click.UsageError("--event-loop uvloop: uvloop is not installed here (pip install uvloop)")
@@ -301,7 +302,7 @@ def serve(
         while hints:
             print(hints.pop(0), flush=True)
 
-    count = workers or cores()
+    count = workers or usable_cores()
     try:
         with contextlib.suppress(KeyboardInterrupt):
             if count == 1:

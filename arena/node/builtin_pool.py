@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
 import pickle
 import socket
 import subprocess
@@ -39,6 +38,7 @@ from arena.games.base import Action
 from arena.match.seats import MatchEnd, MoveRequest, Seat, SeatFailure
 from arena.node import builtin_worker
 from arena.node.builtin_worker import HEADER, frame
+from arena.node.cpus import usable_cores
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +46,12 @@ ATTEMPTS = 3
 """Workers that may die under one move before the seat gives up (the match then ends as aborted)."""
 
 
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 @dataclass(frozen=True)
 class PoolConfig:
     """How many worker processes the built-in bots get, and how much each holds."""
 
     workers: int = 0
-    """Worker processes; 0: the usable cores less one, at least one."""
+    """Worker processes; 0: the usable cores less one, at least one (a supervisor's worker: its share of them)."""
     seats_per_worker: int = 512
     """Built-in seats (bots of running matches) one worker holds at once; a seat more is refused. A node
     runs 64 work matches at once by default, each with up to 4 built-in seats (a tournament of them), and

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from arena.workers import cores
+from arena.node.cpus import usable_cores
 from tests.conftest import free_port
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -81,7 +81,7 @@ def test_serve_keeps_its_data_in_the_embedded_redis_and_prints_the_admin_token_o
         time.sleep(0.5)
     assert process.returncode == 0, lines
     # One worker a core unless told otherwise: more than one sits under a supervisor, which names them.
-    expected = cores()
+    expected = usable_cores()
     workers = [line for line in lines if re.fullmatch(r"arena: \d+ workers: .*", line)]
     assert (workers[0].split()[1] if workers else "1") == str(expected), lines
     assert not [line for line in lines if "did not stop" in line], lines

@@ -1,4 +1,4 @@
-"""`arena serve`'s default number of workers: the cores it may use, a container's CPU limit counted."""
+"""The cores a process may use (`arena serve`'s default number of workers), a container's CPU limit counted."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.workers import cores
+from arena.node.builtin_pool import PoolConfig
+from arena.node.cpus import usable_cores
+from arena.workers import builtin_share
 
 AFFINITY = len(os.sched_getaffinity(0))
 
@@ -36,4 +38,10 @@ def write(root: Path, files: dict[str, str]) -> Path:
 def test_the_default_is_the_affinity_capped_by_the_cgroups_cpu_limit(
     tmp_path: Path, files: dict[str, str], expected: int
 ) -> None:
-    assert cores(write(tmp_path, files)) == expected
+    assert usable_cores(write(tmp_path, files)) == expected
+
+
+@pytest.mark.parametrize(("cores", "workers", "each"), [(2, 1, 1), (2, 2, 1), (16, 1, 15), (16, 2, 8), (16, 16, 1)])
+def test_a_workers_built_in_pool_is_its_share_of_the_cores_less_one(cores: int, workers: int, each: int) -> None:
+    assert builtin_share(PoolConfig(), workers, cores).size() == each
+    assert builtin_share(PoolConfig(workers=3), workers, cores).size() == 3  # a number given is each worker's
