@@ -20,13 +20,12 @@ import contextlib
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 
 import grpc
-from grpc_common import ADMIN, bearer, free_port, register_bots, start_bot_processes, wait_connected
+from grpc_common import ADMIN, SERVE, bearer, free_port, register_bots, start_bot_processes, wait_connected
 from machine import describe
 
 from arena.v1 import arena_service_pb2 as api_pb
@@ -42,17 +41,12 @@ def server(code: str | None) -> Iterator[tuple[str, str]]:
     """`arena serve` with its code from `code` (None: this checkout); yields HOST:PORT and its web UI's URL."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
-        env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
+        env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
         if code is not None:
             env["PYTHONPATH"] = code
         process = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "arena.cli",
-                "serve",
-                "--workers",
-                "1",
+                *SERVE,
                 "--port",
                 str(port),
                 "--data-dir",

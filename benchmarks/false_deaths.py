@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from grpc_common import ADMIN, free_port, redis_server, register_bots, start_bot_processes, wait_connected
+from grpc_common import ADMIN, SERVE, free_port, redis_server, register_bots, start_bot_processes, wait_connected
 from redis.asyncio import Redis
 
 from arena.node.work import submit_match
@@ -37,8 +37,8 @@ FALSE_DEATH = re.compile(r"stopped beating|taken over|another node plays it|abor
 @contextlib.contextmanager
 def node(redis_url: str, name: str, log: Path) -> Iterator[str]:
     port = free_port()
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
-    command = [sys.executable, "-m", "arena.cli", "serve", "--workers", "1", "--port", str(port), "--http-port", "0",
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
+    command = [*SERVE, "--port", str(port), "--http-port", "0",
                "--redis-url", redis_url, "--node-name", name]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert process.stdout is not None and "serving on" in process.stdout.readline()

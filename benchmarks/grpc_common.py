@@ -23,6 +23,8 @@ from arena.v1 import arena_service_pb2_grpc as api_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "ata_benchmark-admin"
+SERVE = [sys.executable, "-m", "arena.cli", "serve", "--workers", "1"]
+"""`arena serve` as one node process: the figures are a node's (workers_scaling.py asks for more workers)."""
 
 
 def free_port() -> int:
@@ -57,15 +59,10 @@ def arena_server_process() -> Iterator[tuple[str, int]]:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
         # One node process (no supervisor of several workers), so that its CPU time is the server's.
-        env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
+        env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
         process = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "arena.cli",
-                "serve",
-                "--workers",
-                "1",
+                *SERVE,
                 "--port",
                 str(port),
                 "--data-dir",

@@ -238,7 +238,7 @@ def main() -> None:
         log = Path(work) / "serve.log"
         with log.open("wb") as output:
             server = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "serve", "--workers", "1", "--port", str(port), "--http-port", "0",
+                [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--http-port", "0",
                  "--data-dir", str(Path(work) / "data"), "--match-slots", str(args.matches + 32), *single],
                 stdout=output, stderr=subprocess.STDOUT, env=env,
             )  # fmt: skip

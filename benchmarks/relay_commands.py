@@ -18,13 +18,13 @@ import os
 import signal
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from grpc_common import (
     ADMIN,
+    SERVE,
     free_port,
     redis_server,
     register_bots,
@@ -46,8 +46,8 @@ class Traffic(NamedTuple):
 @contextlib.contextmanager
 def node(redis_url: str, name: str) -> Iterator[str]:
     port = free_port()
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
-    command = [sys.executable, "-m", "arena.cli", "serve", "--workers", "1", "--port", str(port), "--http-port", "0",
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
+    command = [*SERVE, "--port", str(port), "--http-port", "0",
                "--redis-url", redis_url, "--node-name", name]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert process.stdout is not None and "serving on" in process.stdout.readline()

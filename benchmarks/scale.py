@@ -31,6 +31,7 @@ from pathlib import Path
 
 from grpc_common import (
     ADMIN,
+    SERVE,
     cpu_seconds,
     free_port,
     play_work_matches,
@@ -49,7 +50,7 @@ BOTS = ["r0", "r1", "r2", "r3"]
 def nodes(redis_url: str, count: int, slots: int, event_loop: str = "asyncio") -> Iterator[list[tuple[str, int]]]:
     """`count` node processes on this Redis; yields each one's HOST:PORT and process id."""
     # One process per node (no supervisor of several workers), so that a node's CPU time is its process's.
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_MATCH_SLOTS": str(slots), "ARENA_WORKERS": "1"}
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_MATCH_SLOTS": str(slots)}
     processes: list[subprocess.Popen[str]] = []
     addresses = []
     try:
@@ -57,12 +58,7 @@ def nodes(redis_url: str, count: int, slots: int, event_loop: str = "asyncio") -
             port = free_port()
             process = subprocess.Popen(
                 [
-                    sys.executable,
-                    "-m",
-                    "arena.cli",
-                    "serve",
-                    "--workers",
-                    "1",
+                    *SERVE,
                     "--port",
                     str(port),
                     "--redis-url",

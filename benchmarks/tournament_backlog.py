@@ -23,13 +23,12 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import time
 from typing import Any
 
 import grpc
 import redis as redis_sync
-from grpc_common import ADMIN, bearer, free_port, redis_server
+from grpc_common import ADMIN, SERVE, bearer, free_port, redis_server
 from machine import describe
 
 from arena.store import keys
@@ -42,16 +41,11 @@ BUILTINS = ["builtin:random", "builtin:heuristic"]
 
 def node(redis_url: str) -> tuple[subprocess.Popen[str], str]:
     """An `arena serve` process on this Redis, and its HOST:PORT."""
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
     port = free_port()
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "arena.cli",
-            "serve",
-            "--workers",
-            "1",
+            *SERVE,
             "--port",
             str(port),
             "--redis-url",

@@ -36,7 +36,6 @@ import http.client
 import os
 import statistics
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -47,7 +46,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import grpc
-from grpc_common import ADMIN, ROOT, bearer, free_port, redis_server, start_bot_processes, wait_connected
+from grpc_common import ADMIN, ROOT, SERVE, bearer, free_port, redis_server, start_bot_processes, wait_connected
 from machine import describe
 from playwright.sync_api import Browser, sync_playwright
 
@@ -67,14 +66,9 @@ LOAD_TIMEOUT = 60.0
 def node(redis_url: str, before_tree: Path | None) -> Iterator[tuple[str, str]]:
     """`arena serve` with its web UI in its event loop; yields its gRPC address and web URL."""
     port = free_port()
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN, "ARENA_WORKERS": "1"}
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
     command = [
-        sys.executable,
-        "-m",
-        "arena.cli",
-        "serve",
-        "--workers",
-        "1",
+        *SERVE,
         "--port",
         str(port),
         "--redis-url",
