@@ -8,7 +8,9 @@ resumed every time, be sent its pending request again, and finish the match with
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
 import urllib.request
 from typing import Any
 
@@ -117,6 +119,22 @@ async def test_a_bot_reconnecting_at_every_request_resumes_on_either_worker_and_
             channel, _, welcome = await connect(address, tokens["hop"], "s-nosuchsession")
             await channel.close()
             assert not welcome.resumed and welcome.session_id != "s-nosuchsession", welcome
+
+            # kill -9 a worker: restarted under its index, it links its new socket, and resumes reach it again.
+            workers = server.workers()
+            index, (victim, pid) = 2, sorted(workers.items())[1]
+            mark = len(server.lines)
+            os.kill(pid, signal.SIGKILL)
+            server.wait_for(rf"worker {index} \({re.escape(victim)}r1, pid \d+\) serves again", after=mark)
+            before = forwarded(metrics_port)
+            for _ in range(4):  # new sessions: each on either worker, so some on the restarted one
+                channel, _, fresh = await connect(address, tokens["hop"])
+                for _ in range(6):
+                    again, _, welcome = await connect(address, tokens["hop"], fresh.session_id)
+                    await again.close()
+                    assert (welcome.resumed, welcome.session_id) == (True, fresh.session_id), welcome
+                await channel.close()
+            assert forwarded(metrics_port) > before, "no resume went through the restarted worker's link"
     finally:
         for client in clients:
             client.stop()
