@@ -10,17 +10,26 @@ event loop, as before); beside them, on the same Redis, the web UI's own process
 gives the pages something to show, and a rated round-robin of friday13 at tables of three is
 started: 6 bots and 6 rounds make 20 tables a round, 120 matches, up to the node's 64 at once.
 
-While it runs, chromium (Debian's, headless) loads the main pages, each in a fresh browser
-context (no cache), alternating between the two web UIs page by page (which goes first alternates
-too), until the tournament ends; `--tournaments` such tournaments run one after another, for
-more loads. A load is timed from the navigation to the page drawn with its
-data (`main[data-route]` set to the route and its heading shown, as tests/web waits for), on the
-page's own clock: from the navigation's start to the first frame painted after that, what a reader
-waits. Idle loads of both come first. Prints p50, p95 and max per web UI; the same as the test
-driver saw it (from its `goto` to its hearing of the drawn page: the round trips between this
-process, Playwright's driver and chromium added, which a reader does not pay); the longest wait for
-the server among each load's requests (the browser's resource timings); and the size of a replay's
-JSON as sent with and without gzip.
+While it runs, chromium (Debian's, headless) loads the main pages three ways (`Reader`): cold, each
+load a new document in a fresh browser context (chromium starts a renderer process for it: a first
+visit in a new profile); warm, each load a new document in one context kept open with its cache off
+(a reader's running browser following a link to the web UI or reloading); in-app, a link followed
+inside the loaded web UI. A document load fetches the HTML, scripts, styles and API calls anew. A
+fourth reader loads a bare JSON document the warm way, for what chromium spends on any navigation.
+The web UIs and the ways take turns page by page (which goes first rotates), until the tournament
+ends; `--tournaments` such tournaments run one after another, for
+more loads. A load is timed from the navigation to the page drawn with its data (`main[data-route]`
+set to the route and its heading shown, as tests/web waits for), on the page's own clock: from the
+navigation's start to the first frame painted after that, what a reader waits. Idle loads come
+first. Prints p50, p95 and max per web UI and way; the same as the test driver saw it (from its
+`goto` to its hearing of the drawn page: the round trips between this process, Playwright's driver
+and chromium added, which a reader does not pay); the longest wait for the server among each load's
+requests (the browser's resource timings); the CPU time of all of chromium's processes a load; and
+the size of a replay's JSON as sent with and without gzip.
+
+Chromium runs in a session of its own (Playwright starts it so), and the kernel's autogroup
+scheduling shares the cores between sessions before it looks at nice values inside one: chromium
+gets its share beside the tournament whatever its nice, so none is set.
 
 `--before-tree DIR` runs the node from another checkout (e.g. a clone of the integration branch
 before the web UI had its own process: its web UI is then in the node's loop by default), so that
@@ -33,6 +42,7 @@ import argparse
 import asyncio
 import gzip
 import http.client
+import itertools
 import os
 import statistics
 import subprocess
@@ -48,7 +58,7 @@ from typing import NamedTuple
 import grpc
 from grpc_common import ADMIN, ROOT, SERVE, bearer, free_port, redis_server, start_bot_processes, wait_connected
 from machine import describe
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
@@ -161,27 +171,14 @@ class Load(NamedTuple):
     waited: float
     """The longest the page waited for the server to start answering one of its requests (the
     document, scripts, styles, API calls), from the browser's resource timings: the server's part."""
+    browser_cpu: float
+    """CPU seconds all of chromium's processes spent from the load's start to its end (a cold load's
+    context made and closed included)."""
 
 
 WAITS = """() => performance.getEntries()
     .filter(entry => entry.entryType === "navigation" || entry.entryType === "resource")
     .map(entry => entry.responseStart - entry.requestStart)"""
-
-
-def renice_driver(nice: int) -> None:
-    """Set Playwright's driver process (a child of this one) to `nice`; the chromium it launches, and
-    chromium's renderers, inherit the value."""
-    driver = [
-        int(pid)
-        for pid in os.listdir("/proc")
-        if pid.isdigit()
-        and Path(f"/proc/{pid}/stat").exists()
-        and Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[1] == str(os.getpid())
-        and b"run-driver" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
-    if len(driver) != 1:
-        raise RuntimeError(f"found {len(driver)} Playwright driver processes, not one")
-    os.setpriority(os.PRIO_PROCESS, driver[0], nice)
 
 
 DRAWN = """new MutationObserver((_, observer) => {
@@ -194,22 +191,113 @@ DRAWN = """new MutationObserver((_, observer) => {
 """Run in each page before its own scripts, so that it times any version of the web UI the same way."""
 
 
-def load(browser: Browser, web: str, route: str) -> Load:
-    """Load `route` in a fresh browser context (no cache) and time it."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.add_init_script(DRAWN)
-    page = context.new_page()
-    began = time.perf_counter()
-    try:
-        page.goto(f"{web}#/{route}", timeout=LOAD_TIMEOUT * 1000)
-        page.wait_for_function("window.arenaDrawn !== undefined", timeout=LOAD_TIMEOUT * 1000)
-        driven = time.perf_counter() - began
-        seconds = page.evaluate("window.arenaDrawn") / 1000
-        return Load(seconds, driven, max(page.evaluate(WAITS), default=0.0) / 1000)
-    except Exception:  # a timeout or a refused connection: the worst a person sees
-        return Load(LOAD_TIMEOUT, LOAD_TIMEOUT, LOAD_TIMEOUT)
-    finally:
-        context.close()
+def chromium_cpu() -> float:
+    """CPU seconds used so far by every chromium process on the machine (this benchmark runs one)."""
+    ticks = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if b"chromium" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        ticks += sum(int(value) for value in fields[11:15])  # utime, stime and those of reaped children
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+IN_APP = """(route) => new Promise((resolve) => {
+    const target = "#/" + route;
+    performance.clearResourceTimings();
+    const asked = performance.now();
+    const observer = new MutationObserver(() => {
+        const main = document.querySelector("main[data-route]");
+        if (!main || main.dataset.route !== target || !main.querySelector("h1")) return;
+        observer.disconnect();
+        requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - asked)));
+    });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-route"] });
+    location.hash = target;
+})"""
+"""A reader's click on a link inside the web UI: the route changes in the loaded page, which asks the
+server only for the new page's data; resolves with the milliseconds until its page is drawn."""
+
+LOADED = "() => performance.getEntriesByType('navigation')[0].loadEventEnd"
+"""When a document without the web UI's scripts has loaded, on the page's own clock."""
+
+KINDS = ("cold", "warm", "in-app", "bare")
+
+
+class Reader:
+    """Loads pages of one web UI in chromium and times each load, one of three ways:
+
+    - cold: a whole document (HTML, scripts, styles, API calls) in a fresh browser context, so chromium
+      starts a renderer process for it: a first visit in a new browser profile.
+    - warm: a whole document fetched anew in one context kept open with its HTTP cache off (DevTools'
+      "Disable cache"), `?load=N` making each URL new (the server ignores it): a reader whose browser
+      is running, opening a link to the web UI or reloading. The tab is left on about:blank between
+      loads, so that the page does not keep polling meanwhile.
+    - in-app: a link followed inside the web UI already loaded (its route changes, and the page asks
+      the server for its data): a reader going from page to page.
+    - bare: as warm, but the document is the JSON of `/api/games` (timed to its load event), whatever
+      the route: what chromium spends on any navigation, beside which a warm load shows the web UI's
+      own share.
+    """
+
+    def __init__(self, browser: Browser, web: str, kind: str) -> None:
+        self.browser, self.web, self.kind, self.loads = browser, web, kind, 0
+        self.context: BrowserContext | None = None
+        self.page: Page | None = None
+
+    def open(self) -> tuple[BrowserContext, Page]:
+        if self.context is not None and self.page is not None:
+            return self.context, self.page
+        context = self.browser.new_context(viewport={"width": 1280, "height": 800})
+        context.add_init_script(DRAWN)
+        page = context.new_page()
+        if self.kind in ("warm", "bare"):
+            devtools = context.new_cdp_session(page)
+            devtools.send("Network.enable")
+            devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        if self.kind == "in-app":  # the web UI loaded once, untimed, on a page no load asks for
+            page.goto(f"{self.web}#/api", timeout=LOAD_TIMEOUT * 1000)
+            page.wait_for_function("window.arenaDrawn !== undefined", timeout=LOAD_TIMEOUT * 1000)
+        if self.kind != "cold":
+            self.context, self.page = context, page
+        return context, page
+
+    def load(self, route: str) -> Load:
+        cpu = chromium_cpu()
+        self.loads += 1
+        began = time.perf_counter()
+        context: BrowserContext | None = None
+        try:
+            context, page = self.open()
+            began = time.perf_counter()
+            if self.kind == "in-app":
+                seconds = page.evaluate(IN_APP, route) / 1000
+            elif self.kind == "bare":
+                page.goto(f"{self.web}api/games?load={self.loads}", timeout=LOAD_TIMEOUT * 1000)
+                seconds = page.evaluate(LOADED) / 1000
+            else:
+                page.goto(f"{self.web}?load={self.loads}#/{route}", timeout=LOAD_TIMEOUT * 1000)
+                page.wait_for_function("window.arenaDrawn !== undefined", timeout=LOAD_TIMEOUT * 1000)
+                seconds = page.evaluate("window.arenaDrawn") / 1000
+            driven = time.perf_counter() - began
+            waited = max(page.evaluate(WAITS), default=0.0) / 1000
+            if self.kind in ("warm", "bare"):
+                page.goto("about:blank")
+        except Exception:  # a timeout or a refused connection: the worst a person sees
+            seconds = driven = waited = LOAD_TIMEOUT
+            self.close()  # a kept context starts again
+        finally:
+            if self.kind == "cold" and context is not None:
+                context.close()
+        return Load(seconds, driven, waited, chromium_cpu() - cpu)
+
+    def close(self) -> None:
+        if self.context is not None:
+            self.context.close()
+        self.context = self.page = None
 
 
 def sizes(web: str, path: str) -> tuple[int, int]:
@@ -235,7 +323,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def row(name: str, loads: list[Load]) -> str:
     if not loads:
-        return f"| {name} | 0 | | | | | | | |"
+        return f"| {name} | 0 | | | | | | | | |"
     values = [one.seconds for one in loads]
     driven = [one.driven for one in loads]
     waits = [one.waited for one in loads]
@@ -245,7 +333,8 @@ def row(name: str, loads: list[Load]) -> str:
         f"| {name} | {len(values)}{tail} | {statistics.median(values):.2f} s | "
         f"{percentile(values, 0.95):.2f} s | {max(values):.2f} s | "
         f"{statistics.median(driven):.2f} s | {percentile(driven, 0.95):.2f} s | "
-        f"{statistics.median(waits):.3f} s | {percentile(waits, 0.95):.3f} s |"
+        f"{statistics.median(waits):.3f} s | {percentile(waits, 0.95):.3f} s | "
+        f"{statistics.median(one.browser_cpu for one in loads):.2f} s |"
     )
 
 
@@ -256,16 +345,7 @@ def main() -> None:
     parser.add_argument("--tournaments", type=int, default=2, help="tournaments played one after another")
     parser.add_argument("--idle-loads", type=int, default=2, help="loads of each page before the tournament")
     parser.add_argument("--before-tree", type=Path, help="run the node from this checkout (its web UI in its loop)")
-    parser.add_argument(
-        "--browser-nice",
-        type=int,
-        default=0,
-        help="run chromium and Playwright's driver at this nice value: below 0 (as root) they stand for a "
-        "reader's own computer, whose browser does not share the server's cores with the tournament",
-    )
     args = parser.parse_args()
-    if args.browser_nice < 0 and os.geteuid() != 0:
-        parser.error("--browser-nice below 0 needs root (nice raises a process's priority only for root)")
     print(f"Machine: {describe()}; load average {os.getloadavg()[0]:.1f} at start")
     names = [f"r{i}" for i in range(args.bots)]
     with (
@@ -283,36 +363,38 @@ def main() -> None:
             pages = ["", "matches", "bots", f"bots/{names[0]}", "tournaments", "tournaments/main", "matches/warm-up-0"]
             first = f"before ({args.before_tree.name}'s node)" if args.before_tree else "before (in the node's loop)"
             webs = {first: before, "after (own process)": after}
-            idle: dict[str, list[Load]] = {name: [] for name in webs}
-            busy: dict[str, list[Load]] = {name: [] for name in webs}
-            by_page: dict[tuple[str, str], list[float]] = {}
+            idle: dict[tuple[str, str], list[Load]] = {(name, kind): [] for name in webs for kind in KINDS}
+            busy: dict[tuple[str, str], list[Load]] = {(name, kind): [] for name in webs for kind in KINDS}
+            by_page: dict[tuple[str, str, str], list[float]] = {}
             with sync_playwright() as playwright:
-                if args.browser_nice:
-                    renice_driver(args.browser_nice)
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                readers = {(name, kind): Reader(browser, url, kind) for name, url in webs.items() for kind in KINDS}
+                # Which web UI and way of loading goes first rotates from one page to the next.
+                order = list(readers)
                 turn = 0
                 for _ in range(args.idle_loads):
                     for route in pages:
-                        for name in list(webs)[turn % 2 :] + list(webs)[: turn % 2]:
-                            idle[name].append(
-                                load(browser, webs[name], route.replace("tournaments/main", "tournaments/warm-up"))
+                        for key in order[turn % len(order) :] + order[: turn % len(order)]:
+                            idle[key].append(
+                                readers[key].load(route.replace("tournaments/main", "tournaments/warm-up"))
                             )
                         turn += 1
                 took = []
+                upcoming = itertools.cycle(pages)  # taken up where the last tournament left off
                 for number in range(args.tournaments):
                     tournament = f"main-{number}"
                     total = start_tournament(address, tournament, names, args.rounds)
                     began = time.monotonic()
                     while not finished(address, tournament):
-                        for page in pages:
-                            route = page.replace("tournaments/main", f"tournaments/{tournament}")
-                            for name in list(webs)[turn % 2 :] + list(webs)[: turn % 2]:
-                                busy[name].append(load(browser, webs[name], route))
-                                by_page.setdefault((name, page), []).append(busy[name][-1].seconds)
-                            turn += 1
-                            if finished(address, tournament):
-                                break
+                        page = next(upcoming)
+                        route = page.replace("tournaments/main", f"tournaments/{tournament}")
+                        for key in order[turn % len(order) :] + order[: turn % len(order)]:
+                            busy[key].append(readers[key].load(route))
+                            by_page.setdefault((*key, page), []).append(busy[key][-1].seconds)
+                        turn += 1
                     took.append(time.monotonic() - began)
+                for reader in readers.values():
+                    reader.close()
                 browser.close()
             plain, packed = sizes(after, "/api/matches/warm-up-0")
         finally:
@@ -324,22 +406,23 @@ def main() -> None:
         f"Tournaments: {args.tournaments} of {total} matches of {args.bots} random SDK bots, in "
         f"{', '.join(f'{seconds:.0f}' for seconds in took)} s; load average {os.getloadavg()[0]:.1f} at the end"
     )
-    print(f"Pages: {', '.join('#/' + page for page in pages)}; each load in a fresh browser context")
-    print(f"Chromium and Playwright's driver at nice {args.browser_nice}")
-    print("| web UI, while | loads | p50 | p95 | max | as the driver saw it p50 | p95 | server's part p50 | p95 |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name in webs:
-        print(row(f"{name}, idle", idle[name]))
-    for name in webs:
-        print(row(f"{name}, under the tournament", busy[name]))
+    print(f"Pages: {', '.join('#/' + page for page in pages)}")
+    print(
+        "| web UI, load, while | loads | p50 | p95 | max | as the driver saw it p50 | p95 | "
+        "server's part p50 | p95 | chromium's CPU a load p50 |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for when, loads in (("idle", idle), ("under the tournament", busy)):
+        for (name, kind), measured in loads.items():
+            print(row(f"{name}, {kind}, {when}", measured))
     print("Under the tournament, page by page (p50 / max):")
-    for name in webs:
+    for name, kind in readers:
         shown = (
             f"#/{page}: {statistics.median(v):.2f} / {max(v):.2f} s"
-            for (web, page), v in by_page.items()
-            if web == name
+            for (web, how, page), v in by_page.items()
+            if (web, how) == (name, kind)
         )
-        print(f"  {name}: {'; '.join(shown)}")
+        print(f"  {name}, {kind}: {'; '.join(shown)}")
     print(f"A replay's JSON (/api/matches/warm-up-0): {plain / 1000:.1f} kB, gzip {packed / 1000:.1f} kB")
 
 
