@@ -264,7 +264,7 @@ def urllib_open(url: str) -> Iterator[Any]:
 def test_a_second_server_on_a_served_port_fails_in_one_line(tmp_path: Path) -> None:
     port = free_port()
     refusal = f"arena: error: cannot listen on 127.0.0.1:{port}: is another server running there?\n"
-    with serving("--workers", "2", "--port", str(port), "--http-port", "0", "--data-dir", str(tmp_path / "a")) as first:
+    with serving("--workers", "2", "--port", str(port), "--no-web", "--data-dir", str(tmp_path / "a")) as first:
         first.workers()
         for workers in ("2", "1"):
             second = arena(
@@ -273,19 +273,16 @@ def test_a_second_server_on_a_served_port_fails_in_one_line(tmp_path: Path) -> N
                 workers,
                 "--port",
                 str(port),
-                "--http-port",
-                "0",
+                "--no-web",
                 "--data-dir",
                 str(tmp_path / "b"),
             )
             assert (second.returncode, second.stderr) == (2, refusal), second
         assert first.process.poll() is None
         assert first.stop() == 0
-    with serving("--workers", "1", "--port", str(port), "--http-port", "0", "--data-dir", str(tmp_path / "a")) as lone:
+    with serving("--workers", "1", "--port", str(port), "--no-web", "--data-dir", str(tmp_path / "a")) as lone:
         lone.wait_for("serving on")
-        second = arena(
-            "serve", "--workers", "2", "--port", str(port), "--http-port", "0", "--data-dir", str(tmp_path / "b")
-        )
+        second = arena("serve", "--workers", "2", "--port", str(port), "--no-web", "--data-dir", str(tmp_path / "b"))
         assert (second.returncode, second.stderr) == (2, refusal), second
 
 
@@ -350,7 +347,7 @@ def test_a_worker_that_cannot_start_stops_the_server_in_one_line(tmp_path: Path)
     # The supervisor's one connection is all this Redis takes: the workers are turned away.
     with (
         redis_server(tmp_path, "--maxclients", "1") as (_, url),
-        serving("--workers", "2", "--port", str(free_port()), "--redis-url", url, "--http-port", "0") as server,
+        serving("--workers", "2", "--port", str(free_port()), "--redis-url", url, "--no-web") as server,
     ):
         assert server.process.wait(timeout=120) == 2
         server._reader.join(10)
@@ -367,7 +364,7 @@ def test_workers_that_keep_dying_at_start_stop_the_server_in_one_line(tmp_path: 
     assert unreachable.stderr.count("\n") == 1
     with (
         redis_server(tmp_path) as (redis, url),
-        serving("--workers", "2", "--port", str(free_port()), "--redis-url", url, "--http-port", "0") as server,
+        serving("--workers", "2", "--port", str(free_port()), "--redis-url", url, "--no-web") as server,
     ):
         workers = server.workers()
         redis.terminate()
@@ -386,7 +383,7 @@ def test_workers_that_keep_dying_at_start_stop_the_server_in_one_line(tmp_path: 
 
 @pytest.mark.slow  # a drill of the supervisor with real `arena serve --workers` processes (the slow tier)
 def test_the_workers_die_with_a_killed_supervisor(redis_url: str) -> None:
-    with serving("--workers", "2", "--port", str(free_port()), "--redis-url", redis_url, "--http-port", "0") as server:
+    with serving("--workers", "2", "--port", str(free_port()), "--redis-url", redis_url, "--no-web") as server:
         workers = set(server.workers().values())
         assert workers <= descendants(server.process.pid)
         server.process.send_signal(signal.SIGKILL)
@@ -401,9 +398,7 @@ def test_stopping_the_supervisor_stops_the_hosted_bots_of_its_workers(redis_url:
     from tests.hosted.conftest import misbehaving
     from tests.hosted.test_node_death import _submit_ignoring_the_end, sandboxed_processes
 
-    with serving(
-        "--workers", "2", "--port", str(port := free_port()), "--redis-url", redis_url, "--http-port", "0"
-    ) as server:
+    with serving("--workers", "2", "--port", str(port := free_port()), "--redis-url", redis_url, "--no-web") as server:
         server.workers()
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         api = api_grpc.ArenaServiceStub(channel)
