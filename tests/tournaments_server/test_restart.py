@@ -27,7 +27,7 @@ def config(data: Path) -> ServerConfig:
 @pytest.mark.slow  # a restart drill: a node stopped and started again over real Redis (the slow tier)
 @pytest.mark.asyncio
 async def test_a_tournament_stopped_midway_finishes_after_a_restart_with_each_match_once(tmp_path: Path) -> None:
-    spec = TournamentSpec("restart", "friday13", ENTRANTS, table_size=3, rounds=2, duplicate=True, rated=True, seed="r")
+    spec = TournamentSpec("restart", "friday13", ENTRANTS, table_size=3, rounds=1, duplicate=True, rated=True, seed="r")
     async with open_redis(None, tmp_path) as redis, running(config(tmp_path), redis) as arena:
         await create_tournament(arena.store, spec, "admin", admin=True)
         tournaments = TournamentStore(redis)
