@@ -50,7 +50,7 @@ ruff format --check .
 echo "== mypy"
 # Beside it, on the other core, one collection of the tests writes their assert-rewritten bytecode:
 # otherwise each of pytest's workers rewrites every test module itself at the start (about 12 s of
-# CPU each on a fresh clone, 5 s with the caches). Its output is the real run's to give.
+# CPU each on a fresh clone, about 7 s with the caches). Its output is the real run's to give.
 python -m pytest -m "slow or not slow" --collect-only -q -n 0 -p no:cacheprovider "$@" >/dev/null 2>&1 &
 collecting=$!
 mypy || { kill "$collecting" 2>/dev/null; exit 1; }
