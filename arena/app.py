@@ -232,6 +232,8 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         work.seats_changed()
 
     sessions.on_change = session_changed
+    ladder.waiting = work.waiting_for
+    work.on_wait = ladder.bots_changed
     work.result_hooks.append(TournamentProgress(store))
     work.result_hooks.append(telemetry.match_ended)
     work.result_hooks.append(ladder.match_ended)

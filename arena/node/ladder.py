@@ -18,7 +18,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.games import game_names, make_game
@@ -64,6 +64,10 @@ def parse_sizes(settings: Sequence[str]) -> dict[str, int]:
             raise LadderError(f"--ladder-size {setting!r}: {game} ladder tables have {low} to {high} seats")
         sizes[game] = int(number)
     return sizes
+
+
+STARTED_KEPT = 60.0
+"""Seconds a ladder match started here holds its bots' slots before it is seated or ends."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,11 @@ class Ladder:
         self.changed: set[Session] = set()
         self.known: dict[str, Session] = {}
         """Sessions of this node whose tickets may be in a queue, by id."""
+        self.started: dict[str, tuple[float, tuple[str, ...]]] = {}
+        """Ladder matches this node started and has not seen end: id -> (when, by `time.monotonic`, its bots).
+        Until seated, they hold their bots' slots here, or the next pass would offer those slots again."""
+        self.waiting: Callable[[str], set[str]] = lambda bot: set()
+        """The matches waiting for seats here that seat a bot (the work host's `waiting_for`)."""
         self._wake = asyncio.Event()
         self._stopping = False
         self._last_full = 0.0
@@ -127,11 +136,35 @@ class Ladder:
             self.changed.add(session)
             self._wake.set()
 
-    async def match_ended(self, order: MatchOrder, result: ResultRecord) -> None:
-        """A work result hook: the match's bots here have a free slot again."""
-        for name in set(order.seats):
+    def bots_changed(self, names: Sequence[str]) -> None:
+        """A match of these bots started or stopped waiting for seats here: restate their slots on the next pass."""
+        for name in set(names):
             for session in self.sessions.of_bot(name):
                 self.session_changed(session)
+
+    async def match_ended(self, order: MatchOrder, result: ResultRecord) -> None:
+        """A work result hook: the match's bots here have a free slot again."""
+        self.started.pop(order.match_id, None)
+        self.bots_changed(order.seats)
+
+    def free_slots(self, bot: str) -> dict[str, int]:
+        """The slots each of the bot's sessions here offers the ladder, by session id.
+
+        What its matches leave free, less the matches that hold a slot without being seated yet: the
+        ladder's own matches not yet started, and every match waiting here for the bot's seat (a
+        tournament's, a challenge's). Those come first: offering their slots would let the ladder take
+        each slot as it frees, and a waiting tournament match would wait for good.
+        """
+        sessions = sorted(self.sessions.of_bot(bot), key=lambda session: session.id)
+        seated: set[str] = set().union(*(session.matches for session in sessions))
+        started = {match_id for match_id, (_, bots) in self.started.items() if bot in bots}
+        held = len((started | self.waiting(bot)) - seated)
+        free = {}
+        for session in sessions:
+            room = max(0, session.max_matches - len(session.matches))
+            free[session.id] = max(0, room - held)
+            held -= room - free[session.id]
+        return free
 
     def games_of(self, session: Session) -> list[str]:
         return [game for game in self.config.sizes if session.plays(game)]
@@ -143,8 +176,9 @@ class Ladder:
             return
         now = time.time()
         pipe = self.store.redis.pipeline(transaction=False)
+        offers = {bot: self.free_slots(bot) for bot in {session.bot for session in sessions}}
         for session in sessions:
-            free = session.max_matches - len(session.matches)
+            free = offers[session.bot].get(session.id, 0)
             if stopping or session.gone or not session.attached or not session.join_ladder:
                 free = 0
             for game in self.games_of(session):
@@ -192,6 +226,10 @@ class Ladder:
         now = time.monotonic()
         if now - self._last_full >= self.config.full_sync:
             self._last_full = now
+            # A match that ended on another node never reached `match_ended` here.
+            for match_id, (since, _) in list(self.started.items()):
+                if now - since > STARTED_KEPT:
+                    del self.started[match_id]
             for session in list(self.sessions.by_id.values()):
                 self.session_changed(session)
             self.changed.update(self.known.values())
@@ -269,6 +307,7 @@ class Ladder:
                 for session in self.sessions.of_bot(name):
                     self.session_changed(session)
             return ""
+        self.started[match_id] = (time.monotonic(), tuple(bots))
         # One transaction, so that seat and neighbour counts never disagree about which matches they hold.
         pipe = self.store.redis.pipeline(transaction=True)
         self.store.count_table(game, bots, pipe)

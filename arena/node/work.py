@@ -298,8 +298,10 @@ class WorkHost:
         self._unstarted: list[Delivery] = []
         """Orders the loops took while the node was stopping: handed on with the running ones."""
         self._seats_changed = asyncio.Event()
-        self._seat_waits: set[str] = set()
-        """Matches here waiting for their bots to connect."""
+        self._seat_waits: dict[str, MatchOrder] = {}
+        """Matches here waiting for their bots to connect or come free, by id."""
+        self.on_wait: Callable[[Sequence[str]], None] | None = None
+        """Told the bots of a match that starts or stops waiting for seats here (the ladder offers fewer)."""
         self.claim_reserve = min(self.config.slots - 1, max(1, self.config.slots // 8))
         """Slots only the claim loop fills: a dead node's matches come before new ones."""
 
@@ -457,6 +459,11 @@ class WorkHost:
         self._room.set()
         self.seats_changed()
 
+    def waiting_for(self, bot: str) -> set[str]:
+        """The matches here that wait for seats and seat `bot`: the ladder keeps that many of its slots back, so
+        that a tournament's or a challenge's match is not starved by ladder tables taking every slot that frees."""
+        return {match_id for match_id, order in self._seat_waits.items() if bot in order.seats}
+
     def seats_changed(self, *_: object) -> None:
         """A seat may have come free here (a match ended, a session opened): waiting matches look again now."""
         self._seats_changed.set()
@@ -566,7 +573,8 @@ class WorkHost:
         try:
             return await self._wait_for_seats(delivery, game, seed, clock)
         finally:
-            self._seat_waits.discard(delivery.order.match_id)
+            if self._seat_waits.pop(delivery.order.match_id, None) is not None and self.on_wait is not None:
+                self.on_wait(delivery.order.seats)
 
     async def _wait_for_seats(
         self, delivery: Delivery, game: Any, seed: bytes, clock: Clock | None
@@ -609,7 +617,10 @@ class WorkHost:
                     log.info("match %s: handed on, half this node's slots wait for bots already", order.match_id)
                     return None
                 if asyncio.get_running_loop().time() < deadline:
-                    self._seat_waits.add(order.match_id)
+                    if order.match_id not in self._seat_waits:
+                        self._seat_waits[order.match_id] = order
+                        if self.on_wait is not None:
+                            self.on_wait(order.seats)
                     # Looked up again when a seat may have come free here, else less often the longer it waits:
                     # each look at bots on other nodes reads their presence in Redis.
                     with contextlib.suppress(TimeoutError):

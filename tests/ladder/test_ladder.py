@@ -12,10 +12,14 @@ from redis.asyncio import Redis
 
 from arena.matchmaking import QualitySchedule
 from arena.node.ladder import LadderConfig, LadderError, default_sizes, parse_sizes
+from arena.node.tournaments import create_tournament
 from arena.node.work import WorkConfig
 from arena.store import Store, keys
 from arena.store.ladder import LadderStore
+from arena.store.store import now_ms
+from arena.store.tournaments import TournamentStore
 from arena.store.work import MatchOrder
+from arena.tournaments import TournamentSpec
 from arena.v1 import arena_service_pb2 as api_pb
 from tests.server.conftest import Arena, RandomBot, start_arena
 
@@ -156,6 +160,46 @@ async def test_a_matchmaker_on_another_node_sends_the_table_through_the_work_str
 
         await until(rated, timeout=30)
         assert await matchmaker.store.lock_holder("friday13") == matchmaker.node
+
+
+async def test_tournament_matches_waiting_for_their_bots_come_before_new_ladder_tables(redis_url: str) -> None:
+    """Bots on the ladder and in a tournament: while a tournament match waits for a bot's seat, the ladder
+    starts no table with that bot, nor more tables than the bots have slots. Else every slot that frees
+    goes to a ladder table as often as to the tournament, and its last matches wait for minutes (as
+    `arena demo`'s did)."""
+    anything = LadderConfig(sizes={"friday13": 3}, interval=0.05, schedule=QualitySchedule(start=0.0))
+    names = ("t1", "t2", "t3")
+    async with start_arena(redis_url, ladder=anything) as arena:
+        tokens = await arena.bots(*names)
+        for name in names:
+            await arena.connect(RandomBot, tokens[name], max_matches=1, ladder=True, games=("friday13",))
+        store = arena.server.store
+
+        async def ladder_plays() -> bool:
+            return len(await ladder_matches(arena)) >= 3
+
+        await until(ladder_plays)
+        spec = TournamentSpec("ladder-beside", "friday13", names, table_size=3, rounds=12, rated=True, seed="s")
+        created = now_ms()
+        await create_tournament(store, spec, "admin", admin=True)
+
+        async def finished() -> bool:
+            state = await TournamentStore(store.redis).get(spec.name)
+            return state is not None and bool(state.finished_ms)
+
+        await until(finished, timeout=60)
+        state = await TournamentStore(store.redis).get(spec.name)
+        assert state is not None
+        during = [
+            match.match_id
+            for match in await store.list_matches(game="friday13", limit=1000)
+            if not match.tournament_id and created <= match.started_ms <= state.finished_ms
+        ]
+        # One ladder table may have been on its way when the tournament's orders came.
+        assert len(during) <= 1, f"the ladder started {len(during)} tables while 12 tournament matches waited"
+        entries: list[tuple[bytes, dict[bytes, bytes]]] = await store.redis.xrange(keys.WORK)  # type: ignore[assignment]
+        orders = [MatchOrder.from_json(fields[b"order"]) for _, fields in entries]
+        assert all(order.attempts == 0 for order in orders), "an order was given back for want of a seat"
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
