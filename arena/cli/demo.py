@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -295,7 +295,12 @@ async def submit_hosted(store: Store, note: Callable[[str], None]) -> list[str]:
     return [HOSTED_BOT]
 
 
-async def wait_connected(arena: RunningServer, names: set[str], processes: list[subprocess.Popen[bytes]]) -> None:
+async def wait_connected(
+    arena: RunningServer,
+    names: set[str],
+    processes: list[subprocess.Popen[bytes]],
+    pause: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> None:
     deadline = time.monotonic() + 60
     while not names <= arena.sessions.connected():
         stopped = [process.args for process in processes if process.poll() is not None]
@@ -303,7 +308,7 @@ async def wait_connected(arena: RunningServer, names: set[str], processes: list[
             raise RuntimeError(f"a bot program stopped early: {stopped[0]!r}")
         if time.monotonic() > deadline:
             raise TimeoutError(f"bots {sorted(names - arena.sessions.connected())} did not connect within 60 s")
-        await asyncio.sleep(0.1)
+        await pause(0.1)
 
 
 def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
@@ -338,7 +343,10 @@ def tournament_specs(entrants: list[str], quick: bool) -> list[TournamentSpec]:
 
 
 async def run_tournaments(
-    store: Store, specs: list[TournamentSpec], progress: Callable[[dict[str, tuple[int, int]]], None]
+    store: Store,
+    specs: list[TournamentSpec],
+    progress: Callable[[dict[str, tuple[int, int]]], None],
+    pause: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> list[TournamentTable]:
     for spec in specs:
         await create_tournament(store, spec, OWNER)
@@ -354,7 +362,7 @@ async def run_tournaments(
         progress(done)
         if all(count >= total for count, total in done.values()):
             break
-        await asyncio.sleep(0.25)
+        await pause(0.25)
     tables = []
     for spec in specs:
         state = await tournaments.get(spec.name)
@@ -397,6 +405,37 @@ async def demo_server(
             yield arena, data_dir
 
 
+class Stop:
+    """SIGINT or SIGTERM while the demo runs: its task is cancelled, so that the bots' processes and the
+    server stop with it (SIGTERM's default action would leave the bots running). A cancellation can be
+    lost inside a Redis call (redis-py), and the demo would then play on to its end: each of the demo's
+    own waits (`pause`) and steps (`check`) stops it too."""
+
+    def __init__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self.task = task
+        self.asked = False
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, self.ask)
+
+    def ask(self) -> None:
+        if self.asked:
+            raise KeyboardInterrupt  # a second one does not wait for the orderly stop, as asyncio's own
+        self.asked = True
+        self.task.cancel()
+
+    def check(self) -> None:
+        if self.asked:
+            raise asyncio.CancelledError
+
+    async def pause(self, seconds: float) -> None:
+        self.check()
+        await asyncio.sleep(seconds)
+        self.check()
+
+
 LADDER_MATCHES = 6
 """Ladder matches the demo waits for after its tournaments, which keep every bot busy while they run."""
 LADDER_TIMEOUT = 60.0
@@ -415,7 +454,11 @@ async def run_demo(
     http_port: int | None = None,
     print_tournament: Callable[[dict[str, Any], str], None] | None = None,
 ) -> None:
-    """The demo; `print_tournament` shows a finished tournament's table (the CLI's, by default none)."""
+    """The demo; `print_tournament` shows a finished tournament's table (the CLI's, by default none).
+
+    SIGTERM stops it as Ctrl-C does, the bots' processes and the server with it (`Stop`); with `stay`, once
+    the demo serves, either one stops it the orderly way."""
+    stop = Stop()
     bots = demo_bots(lambda line: console.print(line), quick)
     async with demo_server(data_dir, port, http_port) as (arena, where):
         console.print(f"demo: arena serving on {arena.address} (embedded Redis, data in {where})")
@@ -424,7 +467,7 @@ async def run_demo(
         tokens = await register(arena.store, bots)
         owner_file = await your_owner(arena.store, where)
         with bot_processes(bots, tokens, arena.address, default_max_matches(), ladder=not quick) as processes:
-            await wait_connected(arena, {bot.name for bot in bots}, processes)
+            await wait_connected(arena, {bot.name for bot in bots}, processes, stop.pause)
             console.print(f"demo: {len(bots)} bots connected: {', '.join(bot.name for bot in bots)}")
             if arena.hosted_refusal:
                 # Its validation would wait for a node that runs hosted bots: there is none.
@@ -432,6 +475,7 @@ async def run_demo(
                 hosted = []
             else:
                 hosted = await submit_hosted(arena.store, console.print)
+                stop.check()
             specs = tournament_specs([bot.name for bot in bots] + hosted, quick)
             rated_before = await rated_results(arena.store)
             started = time.perf_counter()
@@ -449,7 +493,7 @@ async def run_demo(
                     for name, (count, _) in done.items():
                         bar.update(tasks[name], completed=count)
 
-                tables = await run_tournaments(arena.store, specs, progress)
+                tables = await run_tournaments(arena.store, specs, progress, stop.pause)
             console.print(
                 f"demo: {sum(spec.total_matches for spec in specs)} tournament matches in "
                 f"{time.perf_counter() - started:.1f} s"
@@ -460,7 +504,9 @@ async def run_demo(
             if not quick:
                 played_before = rated_before + sum(spec.total_matches for spec in specs)
                 with console.status("demo: the ladder plays rated tables of three between the Python bots"):
-                    ladder = await ladder_matches(arena.store, played_before, LADDER_MATCHES, LADDER_TIMEOUT)
+                    ladder = await ladder_matches(
+                        arena.store, played_before, LADDER_MATCHES, LADDER_TIMEOUT, stop.pause
+                    )
                 console.print(f"demo: the ladder played {ladder} rated matches between the Python bots")
             for game, rows in (await leaderboards(arena.store)).items():
                 console.print(leaderboard_view(game, rows))
@@ -484,11 +530,13 @@ async def run_demo(
     )
 
 
-async def ladder_matches(store: Store, before: int, want: int, timeout: float) -> int:
+async def ladder_matches(
+    store: Store, before: int, want: int, timeout: float, pause: Callable[[float], Awaitable[None]] = asyncio.sleep
+) -> int:
     """Rated matches beyond `before`, once `want` of them are stored or `timeout` seconds have passed."""
     deadline = time.monotonic() + timeout
     while (played := await rated_results(store) - before) < want and time.monotonic() < deadline:
-        await asyncio.sleep(0.2)
+        await pause(0.2)
     return played
 
 

