@@ -9,12 +9,26 @@ cd "$(dirname "$0")/.."
 # node process and 10 s per pytest worker. The caches go to __pycache__ beside the sources, as usual.
 unset PYTHONDONTWRITEBYTECODE
 
-# The build's own requirements (pyproject.toml's build-system: mypyc compiles the engine) go into this
-# environment, and the build uses them here rather than in a throwaway one pip would make and fill on
-# every run (about 17 s of the install's 60).
-python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))' |
-  python -m pip install --quiet --disable-pip-version-check -r /dev/stdin
-python -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
+# Every requirement first, read from pyproject.toml (not repeated here): the build's own (mypyc compiles
+# the engine), which the build then uses from this environment rather than from a throwaway one pip
+# would fill on every run (about 17 s), the project's, and its test tools' (the extras of `test`).
+python - <<'EOF' | python -m pip install --quiet --disable-pip-version-check -r /dev/stdin
+import tomllib
+
+project = tomllib.load(open("pyproject.toml", "rb"))
+extras = project["project"]["optional-dependencies"]
+wanted = [*project["build-system"]["requires"], *project["project"]["dependencies"]]
+for requirement in extras["test"]:
+    name, _, more = requirement.partition("[")
+    wanted += [r for extra in more.rstrip("]").split(",") for r in extras[extra]] if name == "thirteen-arena" else [requirement]
+print("\n".join(wanted))
+EOF
+# Then the project itself, on one core, beside the lint and the type check on the other: compiling the
+# engine takes about 45 s, and neither of them reads what it makes. The tests wait for it.
+build_log=$(mktemp)
+python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e . >"$build_log" 2>&1 &
+building=$!
+trap 'kill "$building" 2>/dev/null || true; rm -f "$build_log"' EXIT  # a failed lint stops the build too
 # System packages the tests use, from Debian when missing (one `apt-get update` for all):
 # bubblewrap, the hosted bots' sandbox (tests/hosted); chromium, which tests/web drives through
 # Playwright (Playwright cannot download browsers here), and, best effort, docker-compose for
@@ -55,6 +69,11 @@ python -m pytest -m "slow or not slow" --collect-only -q -n 0 -p no:cacheprovide
 collecting=$!
 mypy || { kill "$collecting" 2>/dev/null; exit 1; }
 wait "$collecting" || true
+if ! wait "$building"; then
+  cat "$build_log" >&2
+  echo "pip install -e . failed (above): the tests need the project installed" >&2
+  exit 1
+fi
 echo "== pytest"
 status=0
 # Both tiers: the fast one a developer's `pytest` runs, and the slow one it leaves out.
