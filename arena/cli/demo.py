@@ -72,6 +72,8 @@ class DemoBot:
     """The program and its arguments, before --server and --token."""
     ladder: bool = True
     """Whether the program takes --ladder (the Node sample bot plays tournament and admin matches only)."""
+    processes: int = 1
+    """How many processes of the program connect, each a session of the bot sharing its slots."""
 
 
 QUICK_PLAYOUTS = 250
@@ -82,10 +84,13 @@ take most of the quick demo's CPU, and a few hundred still play well above the h
 def demo_bots(note: Callable[[str], None], quick: bool) -> list[DemoBot]:
     python = SAMPLE_BOTS / "python"
     mc = (sys.executable, str(python / "mc_bot.py"), *(("--playouts", str(QUICK_PLAYOUTS)) if quick else ()))
+    # The Monte Carlo bot's search is most of the demo's CPU, and one Python process thinks on one core:
+    # with its full budget it runs as a process a core, or the demo waits on that one process.
+    searchers = 1 if quick else max(1, os.cpu_count() or 1)
     bots = [
         DemoBot("py-random", "python", (sys.executable, str(python / "random_bot.py"))),
         DemoBot("py-heuristic", "python", (sys.executable, str(python / "heuristic_bot.py"))),
-        DemoBot("py-mc", "python", mc),
+        DemoBot("py-mc", "python", mc, processes=searchers),
     ]
     node = node_bot(note)
     if node is not None:
@@ -122,11 +127,14 @@ def bot_processes(
     try:
         for bot in bots:
             command = [*bot.command, "--server", address, "--token", tokens[bot.name]]
-            command += ["--max-matches", str(max_matches), *(["--ladder"] if ladder and bot.ladder else [])]
-            process = subprocess.Popen(
-                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-            )
-            processes.append(process)
+            # Each process of a bot takes its share of the bot's slots: every bot plays as many matches at once.
+            share = max(1, -(-max_matches // bot.processes))
+            command += ["--max-matches", str(share), *(["--ladder"] if ladder and bot.ladder else [])]
+            for _ in range(bot.processes):
+                process = subprocess.Popen(
+                    command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+                )
+                processes.append(process)
         yield processes
     finally:
         for process in processes:

