@@ -354,7 +354,7 @@ def demo(data_dir: Path | None, port: int, quick: bool, stay: bool, http_port: i
 
     try:
         asyncio.run(run_demo(data_dir, port, quick, stay, console(), http_port, print_tournament))
-    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM before the demo serves
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C or SIGTERM (arena.cli.demo.Stop), a second one
         console().print("demo: stopped")
     except (OSError, RuntimeError, TimeoutError) as problem:
         raise click.ClickException(str(problem)) from None
