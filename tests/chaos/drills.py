@@ -595,11 +595,15 @@ class Drill:
     ) -> dict[str, int]:
         """Wait until `results` results are stored and each of the victims and of `busy` has a match under
         way (moves played; they are given up on after `timeout`); then the matches the victims hold
-        (match id -> actions so far)."""
+        (match id -> actions so far). The results fail the drill only when none comes for `timeout`
+        seconds: a loaded machine plays slower, a stalled arena not at all."""
         deadline = time.monotonic() + timeout
+        stored = len(self.seen)
         while len(self.seen) < results:
+            if len(self.seen) > stored:
+                stored, deadline = len(self.seen), time.monotonic() + timeout
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.scenario}: only {len(self.seen)} results in {timeout:.0f} s")
+                raise TimeoutError(f"{self.scenario}: {len(self.seen)} results, then none for {timeout:.0f} s")
             await asyncio.sleep(0.02)
         nodes = list(dict.fromkeys([*victims, *busy]))
         while time.monotonic() < deadline and len(self.seen) < self.matches:
