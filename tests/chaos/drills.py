@@ -634,10 +634,18 @@ class Drill:
             held = {
                 match_id: moves for match_id, moves in held.items() if self.seen.get(match_id, struck_at) >= struck_at
             }
-        deadline = time.monotonic() + patience
-        log.info("%s: fault done; %d results so far, waiting up to %.0f s", self.scenario, len(self.seen), patience)
+        # `patience` counts from the last progress (a result, or a move of an unfinished match), so a loaded
+        # machine that plays slowly is waited for and a stalled arena is not; 4x `patience` bounds the whole.
+        start = time.monotonic()
+        deadline = start + patience
+        log.info("%s: fault done; %d results so far, patience %.0f s", self.scenario, len(self.seen), patience)
+        progress, look = await self._progress(), start + 1.0
         while len(self.seen) < self.matches and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+            if time.monotonic() >= look:
+                now, look = await self._progress(), time.monotonic() + 1.0
+                if now != progress:
+                    progress, deadline = now, min(time.monotonic() + patience, start + 4 * patience)
         last = max(self.seen.values(), default=self.queued_at)
         while time.monotonic() < deadline:
             with contextlib.suppress(redis_sync.RedisError, OSError):
@@ -671,6 +679,17 @@ class Drill:
             for node, output in row.logs.items():
                 row.evidence += [f"[{node}] {line}" for line in about(output, match_id)]
         return row
+
+    async def _progress(self) -> tuple[int, int]:
+        """The results stored and the event batches of the matches still unfinished (-1 while Redis is away)."""
+        unfinished = [match_id for match_id in self.match_ids if match_id not in self.seen]
+        try:
+            pipe = self.redis_client.pipeline(transaction=False)
+            for match_id in unfinished:
+                pipe.xlen(keys.match_events(match_id))
+            return len(self.seen), sum(await pipe.execute())
+        except (redis_sync.RedisError, OSError):
+            return len(self.seen), -1
 
     async def _check_results(self, row: Row) -> None:
         raw: Any = await self.redis_client.hgetall(keys.WORK_RESULTS)
