@@ -137,7 +137,8 @@ class Ladder:
             self._wake.set()
 
     def bots_changed(self, names: Sequence[str]) -> None:
-        """A match of these bots started or stopped waiting for seats here: restate their slots on the next pass."""
+        """These bots' slots changed here (a match of theirs started, ended, or started or stopped waiting for
+        seats): restate them on the next pass."""
         for name in set(names):
             for session in self.sessions.of_bot(name):
                 self.session_changed(session)
@@ -303,18 +304,14 @@ class Ladder:
         except MatchError as error:
             log.info("ladder table %s of %s not started: %s", ", ".join(bots), game, error)
             await self.store.put_back(game, tickets)
-            for name in bots:
-                for session in self.sessions.of_bot(name):
-                    self.session_changed(session)
+            self.bots_changed(bots)
             return ""
         self.started[match_id] = (time.monotonic(), tuple(bots))
         # One transaction, so that seat and neighbour counts never disagree about which matches they hold.
         pipe = self.store.redis.pipeline(transaction=True)
         self.store.count_table(game, bots, pipe)
         await pipe.execute()
-        for name in bots:
-            for session in self.sessions.of_bot(name):
-                self.session_changed(session)
+        self.bots_changed(bots)
         return match_id
 
     # -- reading -------------------------------------------------------------------------------
