@@ -110,17 +110,24 @@ def test_the_bank_pays_for_slow_moves() -> None:
     @dataclass
     class Thinker(Seat):
         name: str = "thinker"
+        took: list[float] = field(default_factory=list)
+        """How long each answer took by the loop's clock: a loaded machine wakes a sleeper late."""
 
         async def request(self, move: MoveRequest) -> Action:
+            started = asyncio.get_running_loop().time()
             await asyncio.sleep(0.03)
+            self.took.append(asyncio.get_running_loop().time() - started)
             return move.legal_actions[0]
 
     game = make_game("friday13", players=3)
-    runner = MatchRunner(game, [Thinker(), builtin("random"), builtin("random")], b"bank", clock=Clock(0.01, 5.0))
+    thinker = Thinker()
+    runner = MatchRunner(game, [thinker, builtin("random"), builtin("random")], b"bank", clock=Clock(0.01, 5.0))
     result = asyncio.run(runner.run())
     record = result.seat_records[0]
-    assert record.strikes == 0
-    assert 5.0 - record.bank == pytest.approx(record.moves * 0.02, rel=0.5)
+    assert record.strikes == 0 and record.moves == len(thinker.took)
+    assert 5.0 - record.bank >= record.moves * 0.02 * 0.99, "each move overran its 10 ms by 20 ms or more"
+    # The runner's time of a move holds the seat's own (and a hop of the loop); charged whole, it would pass this.
+    assert 5.0 - record.bank <= sum(thinker.took), "the 10 ms of each move are free"
 
 
 def test_a_runner_needs_one_seat_per_player() -> None:
