@@ -90,8 +90,9 @@ def test_the_time_limit_cuts_the_search_short() -> None:
     action = bot.act(turn)
     elapsed = time.perf_counter() - started
     assert action in turn.legal_actions
-    # A round's playouts of one sample take a few milliseconds; allow for a busy machine.
-    assert 0.05 <= elapsed < 0.5
+    # A round's playouts of one sample take a few milliseconds; 10**9 samples would take hours. The bound is loose
+    # because the clock is the wall's: a loaded machine may hold the process off a core for a while.
+    assert 0.05 <= elapsed < 5.0
     assert MonteCarloBot(game, turn.seat, time_limit=0.0).act(turn) in turn.legal_actions
 
 
