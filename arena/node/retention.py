@@ -15,6 +15,7 @@ from pathlib import Path
 
 import redis
 
+from arena.node.tasks import stop_if_cancelled
 from arena.store.archive import Archive, Archiver, Moved
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class Retention:
         The first run waits a minute (at most `every`), so that a node's start stays quick."""
         await asyncio.sleep(min(self.config.every, FIRST_RUN_AFTER))
         while True:
+            stop_if_cancelled()
             try:
                 await self.run_once()
             except (redis.RedisError, OSError, ValueError) as error:  # CorruptReplay and LockError included

@@ -25,3 +25,17 @@ async def cancel_and_wait(tasks: Collection[asyncio.Task[None]], what: str, time
     _, pending = await asyncio.wait(tasks, timeout=timeout)
     for task in pending:
         log.warning("%s: task %r did not stop within %.0f s; going on without it", what, task.get_name(), timeout)
+
+
+def stop_if_cancelled() -> None:
+    """Raise CancelledError when this task was asked to stop, for the top of a background task's endless loop.
+
+    A library call under way can swallow a cancellation (redis-py inside a command; `asyncio.wait_for` in
+    Python 3.11 when its awaitable finishes at the same moment). The loop then went round for ever: the
+    stop went on without it after `STOP_TIMEOUT`, and asyncio's own end of the run, which cancels every
+    task left and waits for them, hung on it. A request to cancel stays counted on the task (`cancelling`)
+    until taken back, so it is seen here even when its CancelledError was lost.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

@@ -20,6 +20,7 @@ from redis.asyncio import Redis
 from arena import metrics
 from arena.node.matches import MatchHost
 from arena.node.sessions import SessionRegistry
+from arena.node.tasks import stop_if_cancelled
 from arena.ratings.results import ResultRecord
 from arena.store import keys
 from arena.store.outage import UNREACHABLE
@@ -72,6 +73,7 @@ class Sampler:
 
     async def run(self) -> None:
         while True:
+            stop_if_cancelled()
             self.sample_node()
             try:
                 await self.sample_redis()

@@ -14,6 +14,7 @@ from grpc_health.v1 import health_pb2
 from grpc_health.v1.health import aio as health_aio
 from redis.asyncio import Redis
 
+from arena.node.tasks import stop_if_cancelled
 from arena.store.outage import UNREACHABLE
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class StoreHealth:
     async def run(self) -> None:
         """Follow the store (the caller set the first status)."""
         while True:
+            stop_if_cancelled()
             await asyncio.sleep(self.interval)
             try:
                 await asyncio.wait_for(self.redis.ping(), TIMEOUT)

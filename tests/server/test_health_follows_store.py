@@ -12,6 +12,8 @@ import grpc
 import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from redis.asyncio import Redis
 
 from arena.server import health
 from tests.conftest import free_port, redis_server_binary
@@ -86,3 +88,30 @@ async def test_health_is_not_serving_while_redis_is_away_and_serving_once_it_is_
         assert reply.status == health.NOT_SERVING
         own_redis.start()
         await status_becomes(stub, health.SERVING, within)
+
+
+async def test_the_health_task_stops_when_cancelled_even_if_its_ping_swallowed_the_cancellation(redis_url: str) -> None:
+    """A cancellation can be lost inside a call under way: here Python 3.11's `asyncio.wait_for` returns its ping's
+    reply when the ping ends in the same turn of the loop as the cancel. The loop used to go round for ever then, and
+    asyncio's end of the run, which cancels the tasks left and waits for them, hung on it (a teardown did for 300 s)."""
+    client = Redis.from_url(redis_url)
+    answer = asyncio.Event()
+    pinged = asyncio.Event()
+
+    async def ping() -> bool:
+        pinged.set()
+        await answer.wait()
+        return True
+
+    client.ping = ping  # type: ignore[method-assign,assignment]
+    follower = health.StoreHealth(health_aio.HealthServicer(), client, ("",), interval=0.01)
+    task = asyncio.create_task(follower.run())
+    try:
+        await asyncio.wait_for(pinged.wait(), 10)
+        answer.set()  # the reply and the cancel in one turn of the loop
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(task), 10)
+    finally:
+        task.cancel()
+        await client.aclose()
