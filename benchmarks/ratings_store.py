@@ -80,7 +80,6 @@ async def matchmaker_pass(redis: Redis, ratings: RatingStore, waiting: int) -> t
     now = time.time()
     for index in range(waiting):
         ladder.sync_session(GAME, f"bot{index % 60:03d}", f"s{index}", "bench", 1, 1, now - index % 90, pipe)
-    ladder.heartbeat("bench", 60_000, pipe)
     await pipe.execute()
     started = time.perf_counter()
     tickets = await ladder.tickets(GAME)

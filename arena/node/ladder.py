@@ -236,11 +236,10 @@ class Ladder:
             self.changed.update(self.known.values())
         changed, self.changed = list(self.changed), set()
         await self.sync(changed)
-        pipe = self.store.redis.pipeline(transaction=False)
-        self.store.heartbeat(self.node, self.config.heartbeat_ms, pipe)
-        await pipe.execute()
-        for game, size in self.config.sizes.items():
-            if await self.store.hold_lock(game, self.node, self.config.lock_ms):
+        held = await self.store.hold_locks(self.node, self.config.sizes, self.config.lock_ms, self.config.heartbeat_ms)
+        for game, waiting in held.items():
+            size = self.config.sizes[game]
+            if waiting >= size:
                 await self.match_game(game, size)
 
     async def leave(self) -> None:

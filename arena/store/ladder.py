@@ -4,7 +4,7 @@ heartbeats, and the per-game matchmaker lock.
 A queue entry is one free match slot of one bot session: its ticket is "{session id}/{slot}", so
 re-stating a session's free slots is idempotent (`sync_session`). The lock is a plain
 SET NX PX with the holder's node id as value; renewing and releasing compare that value first
-(one script each), so a node whose lock expired can neither extend nor delete another's.
+(in a script), so a node whose lock expired can neither extend nor delete another's.
 """
 
 from __future__ import annotations
@@ -20,10 +20,24 @@ from redis.asyncio.client import Pipeline
 from arena.store import keys
 from arena.store.codec import compact_json, text
 
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
+_HOLD = """
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[2])
+local found = {}
+for i = 2, #KEYS, 2 do
+  local held = 0
+  if redis.call('SET', KEYS[i], ARGV[1], 'NX', 'PX', ARGV[3]) then
+    held = 1
+  elseif redis.call('GET', KEYS[i]) == ARGV[1] then
+    held = redis.call('PEXPIRE', KEYS[i], ARGV[3])
+  end
+  found[#found + 1] = held
+  found[#found + 1] = redis.call('HLEN', KEYS[i + 1])
+end
+return found
 """
+"""A matchmaker's pass in one round trip: KEYS[1] the node's heartbeat, then each game's lock and queue;
+ARGV the node, the heartbeat's and the lock's lifetime (ms). Per game: 1 when the node holds its lock
+(taken or renewed), and how many tickets wait."""
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -74,7 +88,7 @@ class LadderStore:
 
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
-        self._renew = redis.register_script(_RENEW)
+        self._hold = redis.register_script(_HOLD)
         self._release = redis.register_script(_RELEASE)
         self._take = redis.register_script(_TAKE)
 
@@ -146,9 +160,6 @@ class LadderStore:
 
     # -- nodes and locks -----------------------------------------------------------------------
 
-    def heartbeat(self, node: str, ttl_ms: int, pipe: Pipeline) -> None:
-        pipe.set(keys.ladder_node(node), "1", px=ttl_ms)
-
     async def living(self, nodes: Iterable[str]) -> set[str]:
         names = sorted(set(nodes))
         if not names:
@@ -156,12 +167,14 @@ class LadderStore:
         alive = await self.redis.mget([keys.ladder_node(name) for name in names])
         return {name for name, value in zip(names, alive, strict=True) if value is not None}
 
-    async def hold_lock(self, game: str, node: str, ttl_ms: int) -> bool:
-        """Take the game's matchmaker lock, or extend it when `node` holds it; False when another does."""
-        lock = keys.ladder_lock(game)
-        if await self.redis.set(lock, node, nx=True, px=ttl_ms):
-            return True
-        return bool(await self._renew(keys=[lock], args=[node, ttl_ms]))
+    async def hold_locks(self, node: str, games: Iterable[str], lock_ms: int, heartbeat_ms: int) -> dict[str, int]:
+        """Mark `node` alive, and take each game's matchmaker lock or extend it where `node` holds it: the
+        games whose lock it holds, each with the number of tickets in its queue. One round trip, as an idle
+        node makes it several times a second."""
+        names = list(games)
+        locks = [key for game in names for key in (keys.ladder_lock(game), keys.ladder_queue(game))]
+        found = await self._hold(keys=[keys.ladder_node(node), *locks], args=[node, heartbeat_ms, lock_ms])
+        return {game: int(found[2 * i + 1]) for i, game in enumerate(names) if int(found[2 * i])}
 
     async def release_lock(self, game: str, node: str) -> bool:
         """Let go of the lock if `node` still holds it."""

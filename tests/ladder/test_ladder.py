@@ -113,24 +113,46 @@ async def test_one_matchmaker_per_game_holds_the_lock_until_it_lapses_or_is_rele
     redis = Redis.from_url(redis_url)
     try:
         store = LadderStore(redis)
+
+        async def holds(node: str, game: str, ttl_ms: int = 10_000) -> bool:
+            return game in await store.hold_locks(node, [game], ttl_ms, 10_000)
+
         # Long locks while checking who holds them (a busy machine must not let one lapse meanwhile);
         # a short one only where the test waits for it to lapse.
-        first, second = await asyncio.gather(
-            store.hold_lock("friday13", "node-a", 10_000), store.hold_lock("friday13", "node-b", 10_000)
-        )
+        first, second = await asyncio.gather(holds("node-a", "friday13"), holds("node-b", "friday13"))
         assert first != second
         holder, other = ("node-a", "node-b") if first else ("node-b", "node-a")
-        assert await store.hold_lock("friday13", holder, 10_000)
-        assert not await store.hold_lock("friday13", other, 10_000)
+        assert await holds(holder, "friday13")
+        assert not await holds(other, "friday13")
         assert not await store.release_lock("friday13", other)
         assert await store.lock_holder("friday13") == holder
-        assert await store.hold_lock("amigo13", other, 10_000)
-        assert await store.hold_lock("friday13", holder, 100)  # renewed, for 0.1 s only
+        assert await holds(other, "amigo13")
+        assert await holds(holder, "friday13", 100)  # renewed, for 0.1 s only
         await asyncio.sleep(0.3)
-        assert await store.hold_lock("friday13", other, 10_000)
-        assert not await store.hold_lock("friday13", holder, 10_000)
+        assert await holds(other, "friday13")
+        assert not await holds(holder, "friday13")
         assert await store.release_lock("friday13", other)
-        assert await store.hold_lock("friday13", holder, 300)
+        assert await holds(holder, "friday13", 300)
+    finally:
+        await redis.aclose()
+
+
+async def test_one_round_trip_marks_the_node_alive_and_says_which_queues_it_may_match(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    try:
+        store = LadderStore(redis)
+        pipe = redis.pipeline(transaction=False)
+        for session in ("s1", "s2"):
+            store.sync_session("amigo13", "bot", session, "node-a", 2, 2, 1.0, pipe)
+        await pipe.execute()
+        assert await store.living(["node-a", "node-b"]) == set()
+        await redis.set(keys.ladder_lock("board13"), "node-b")
+        held = await store.hold_locks("node-a", ["friday13", "amigo13", "board13"], 10_000, 60_000)
+        assert held == {"friday13": 0, "amigo13": 4}  # board13's lock is node-b's
+        assert await store.living(["node-a", "node-b"]) == {"node-a"}
+        assert 50_000 < await redis.pttl(keys.ladder_node("node-a")) <= 60_000
+        assert 5_000 < await redis.pttl(keys.ladder_lock("amigo13")) <= 10_000
+        assert await redis.pttl(keys.ladder_lock("board13")) == -1  # another node's lock is left as it was
     finally:
         await redis.aclose()
 
@@ -147,7 +169,7 @@ async def test_a_matchmaker_on_another_node_sends_the_table_through_the_work_str
         async def taken_over() -> bool:
             # Node A's running matchmaker may take the lock again between the release and B's hold: retry.
             await other.store.release_lock("friday13", other.node)
-            return await matchmaker.store.hold_lock("friday13", matchmaker.node, 60_000)
+            return "friday13" in await matchmaker.store.hold_locks(matchmaker.node, ["friday13"], 60_000, 10_000)
 
         await until(taken_over, timeout=10)
         tokens = await node_a.bots("x1", "x2", "x3")
