@@ -417,10 +417,21 @@ async def detect(limits: SandboxLimits, hidden: Sequence[Path] = (), seccomp: by
     staging = scratch.make(scratch.STAGING)
     staging.chmod(0o755)
     sandbox = Sandbox(limits, runtime, found, tools, staging, seccomp=seccomp)
+    made_of = (limits, runtime, tuple(sorted(tools.items())), tuple(sorted(found.parents.items())), seccomp)
+    if made_of in _WORKED:
+        return sandbox
     sandbox.problem = await _trial(sandbox)
     if sandbox.problem:
         sandbox.close()
+    else:
+        _WORKED.add(made_of)
     return sandbox
+
+
+_WORKED: set[tuple[object, ...]] = set()
+"""The sandboxes this process has tried and seen work, by what they are made of: a process that starts
+several nodes (the test suite, an embedding application) tries each kind once, not at every start (about
+0.4 CPU-s each). A failed trial is not kept: it may have timed out on a busy host."""
 
 
 TRIAL = (

@@ -119,6 +119,8 @@ class HostedManager:
         self._hosted_kept: dict[str, tuple[float, bool]] = {}
         """Whether each bot looked up lately is hosted, and when that was read (`_is_hosted`)."""
         self._watch: asyncio.Task[None] | None = None
+        self._launched = asyncio.Event()
+        """Set when a launch starts: the watch loop sleeps on it while there is none to follow."""
         self._judging: set[asyncio.Task[None]] = set()
         self.uploads = UploadSlots(config.uploads)
         sessions.launch_lost = self._grace_over
@@ -254,6 +256,7 @@ class HostedManager:
         )
         launch.reader = asyncio.create_task(self._read_stderr(launch), name=f"stderr of {bot}")
         self.launches[launch_id] = launch
+        self._launched.set()
         metrics.HOSTED_LAUNCHES.labels("started").inc()
         log.info("started hosted bot %s version %d (launch %s)", bot, version.version, launch_id)
         return launch
@@ -277,6 +280,10 @@ class HostedManager:
 
     async def _watch_loop(self) -> None:
         while True:
+            if not self.launches:
+                # Most nodes run no hosted bot most of the time: no look 20 times a second at nothing.
+                self._launched.clear()
+                await self._launched.wait()
             await asyncio.sleep(self.config.poll)
             for launch in list(self.launches.values()):
                 try:

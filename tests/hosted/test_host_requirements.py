@@ -7,6 +7,7 @@ process of its own, as `arena serve` runs it at start.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.hosted import cgroups
-from arena.hosted.sandbox import TOOLS
+from arena.hosted import sandbox as sandbox_module
+from arena.hosted.sandbox import TOOLS, TRIAL, SandboxLimits
 
 PROBE = (
     "import asyncio; from arena.hosted.sandbox import SandboxLimits, detect\n"
@@ -74,3 +76,38 @@ def test_a_host_without_the_cgroup_controllers_is_named(tmp_path: Path) -> None:
 
 def test_on_this_host_every_part_is_there() -> None:
     assert probe() == "confined"
+
+
+def test_a_process_tries_each_kind_of_sandbox_once_and_a_failed_trial_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that starts many nodes (this suite, an application embedding the node) pays for one trial
+    launch per kind of sandbox, about 0.4 CPU-s, not one per node; a trial that failed is not trusted later."""
+    tried: list[SandboxLimits] = []
+    real_trial = sandbox_module._trial
+
+    async def counted(sandbox: sandbox_module.Sandbox) -> str:
+        tried.append(sandbox.limits)
+        return await real_trial(sandbox)
+
+    monkeypatch.setattr(sandbox_module, "_trial", counted)
+    monkeypatch.setattr(sandbox_module, "_WORKED", set())
+
+    async def problems(limits: SandboxLimits) -> str:
+        made = await sandbox_module.detect(limits)
+        made.close()
+        return made.problem
+
+    async def run() -> None:
+        assert await problems(SandboxLimits()) == ""
+        assert await problems(SandboxLimits()) == ""
+        assert len(tried) == 1, "the same sandbox again is not launched again"
+        smaller = SandboxLimits(memory_bytes=SandboxLimits().memory_bytes // 2)
+        assert await problems(smaller) == ""
+        assert tried == [SandboxLimits(), smaller], "another kind is tried"
+        monkeypatch.setattr(sandbox_module, "_WORKED", set())
+        monkeypatch.setattr(sandbox_module, "TRIAL", "echo 'the sandbox broke' >&2; exit 1")
+        assert await problems(SandboxLimits()) == "a trial sandbox failed: the sandbox broke"
+        monkeypatch.setattr(sandbox_module, "TRIAL", TRIAL)
+        assert await problems(SandboxLimits()) == "", "a failed trial is tried again, and passes now"
+        assert len(tried) == 4
+
+    asyncio.run(run())

@@ -96,6 +96,26 @@ async def test_a_node_counts_matches_moves_strikes_sessions_queues_and_redis(red
         assert (gauge, ()) in after
 
 
+IDLE_ROUND_TRIPS = 15
+"""Redis round trips a second an idle node may make (about 10; 27 when each ladder pass took ten): four
+ladder passes of one each, the work stream's pending check, its heartbeat, the health ping and the
+metrics' sampling. A fleet of idle nodes is a load on Redis."""
+
+
+async def test_an_idle_node_makes_few_redis_round_trips(redis_url: str) -> None:
+    async with start_arena(redis_url, metrics_port=0) as arena:
+        assert arena.server.ladder is not None, "the ladder runs, as in `arena serve`"
+        port = arena.server.metrics_port
+        assert port
+        await asyncio.sleep(1.0)  # past the start's own reads
+        before, started = await scraped(port), asyncio.get_running_loop().time()
+        await asyncio.sleep(3.0)
+        after, ended = await scraped(port), asyncio.get_running_loop().time()
+    trips = value(after, "arena_redis_seconds_count") - value(before, "arena_redis_seconds_count")
+    assert trips > 0, "the idle node's loops use the metered client"
+    assert trips / (ended - started) <= IDLE_ROUND_TRIPS, f"{trips:.0f} round trips in {ended - started:.1f} s"
+
+
 async def test_a_taken_metrics_port_is_one_line_and_the_node_does_not_start(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
