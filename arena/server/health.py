@@ -59,6 +59,4 @@ class StoreHealth:
             if reachable != self.serving:
                 if reachable:
                     log.info("Redis is back: health SERVING")
-                    # Idle connections made before the outage point at a server that is gone: made anew.
-                    await self.redis.connection_pool.disconnect(inuse_connections=False)
                 await self.set(reachable)

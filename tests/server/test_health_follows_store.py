@@ -16,6 +16,7 @@ from grpc_health.v1.health import aio as health_aio
 from redis.asyncio import Redis
 
 from arena.server import health
+from arena.store import embedded
 from tests.conftest import free_port, redis_server_binary
 from tests.server.conftest import start_arena
 
@@ -114,4 +115,52 @@ async def test_the_health_task_stops_when_cancelled_even_if_its_ping_swallowed_t
             await asyncio.wait_for(asyncio.shield(task), 10)
     finally:
         task.cancel()
+        await client.aclose()
+
+
+async def test_commands_under_way_as_the_store_comes_back_meet_no_connection_being_closed(redis_url: str) -> None:
+    """The node's commands share one pool with the health check. When the check saw the store come back it used
+    to close the pool's idle connections; a command taking one of them between the close and its end wrote to a
+    closing socket and failed ("Error UNKNOWN while writing to socket. Connection lost"), as a test's XRANGE did
+    right after a ping of a busy node timed out."""
+    client = embedded.client(redis_url)
+    follower = health.StoreHealth(health_aio.HealthServicer(), client, ("",), interval=0.001)
+    try:
+        await asyncio.gather(*(client.ping() for _ in range(32)))  # idle connections in the pool
+        failures: list[BaseException] = []
+        stop = asyncio.Event()
+
+        async def commands() -> None:
+            while not stop.is_set():
+                try:
+                    await client.get("x")
+                except redis.RedisError as error:
+                    failures.append(error)
+                await asyncio.sleep(0)
+
+        workers = [asyncio.create_task(commands()) for _ in range(16)]
+        for _ in range(50):
+            follower.serving = False  # as after a ping that timed out
+            checker = asyncio.create_task(follower.run())
+            while not follower.serving:
+                await asyncio.sleep(0.001)
+            checker.cancel()
+            await asyncio.gather(checker, return_exceptions=True)
+        stop.set()
+        await asyncio.gather(*workers)
+        assert failures == []
+    finally:
+        await client.aclose()
+
+
+async def test_after_the_store_restarts_the_nodes_commands_succeed_at_the_first_try(own_redis: OwnRedis) -> None:
+    """Connections made before a restart point at a server that is gone; the pool must not hand them out."""
+    client = embedded.client(own_redis.url)
+    try:
+        await asyncio.gather(*(client.ping() for _ in range(16)))
+        own_redis.stop()
+        own_redis.start()
+        await asyncio.sleep(0.2)  # the closed sockets' ends reach the event loop
+        assert await asyncio.gather(*(client.set(f"k{n}", n) for n in range(16))) == [True] * 16
+    finally:
         await client.aclose()
