@@ -1,7 +1,8 @@
 """Page loads of the web UI in headless chromium while a 120-match tournament runs on the same machine:
 served in the node's event loop (before) against its own process (after), interleaved.
 
-    python benchmarks/web_latency.py [--rounds 6] [--bots 6] [--tournaments 2] [--idle-loads 2] [--before-tree DIR]
+    python benchmarks/web_latency.py [--rounds 6] [--bots 6] [--tournaments 2] [--idle-loads 2] [--kinds ...]
+        [--before-tree DIR]
 
 A redis-server and one `arena serve --web-in-node` node run on loopback (the node's web UI in its
 event loop, as before); beside them, on the same Redis, the web UI's own process
@@ -10,12 +11,13 @@ event loop, as before); beside them, on the same Redis, the web UI's own process
 gives the pages something to show, and a rated round-robin of friday13 at tables of three is
 started: 6 bots and 6 rounds make 20 tables a round, 120 matches, up to the node's 64 at once.
 
-While it runs, chromium (Debian's, headless) loads the main pages three ways (`Reader`): cold, each
+While it runs, chromium (Debian's, headless) loads the main pages four ways (`Reader`): cold, each
 load a new document in a fresh browser context (chromium starts a renderer process for it: a first
 visit in a new profile); warm, each load a new document in one context kept open with its cache off
-(a reader's running browser following a link to the web UI or reloading); in-app, a link followed
-inside the loaded web UI. A document load fetches the HTML, scripts, styles and API calls anew. A
-fourth reader loads a bare JSON document the warm way, for what chromium spends on any navigation.
+(a reader's running browser following a link to the web UI or reloading), so that it fetches the
+HTML, scripts, styles and API calls anew; revisit, the same with the cache on, as a browser has it;
+in-app, a link followed inside the loaded web UI. A fifth reader loads a bare JSON document the warm
+way, for what chromium spends on any navigation. `--kinds` picks some of these.
 The web UIs and the ways take turns page by page (which goes first rotates), until the tournament
 ends; `--tournaments` such tournaments run one after another, for
 more loads. A load is timed from the navigation to the page drawn with its data (`main[data-route]`
@@ -225,11 +227,11 @@ server only for the new page's data; resolves with the milliseconds until its pa
 LOADED = "() => performance.getEntriesByType('navigation')[0].loadEventEnd"
 """When a document without the web UI's scripts has loaded, on the page's own clock."""
 
-KINDS = ("cold", "warm", "in-app", "bare")
+KINDS = ("cold", "warm", "revisit", "in-app", "bare")
 
 
 class Reader:
-    """Loads pages of one web UI in chromium and times each load, one of four ways:
+    """Loads pages of one web UI in chromium and times each load, one of five ways:
 
     - cold: a whole document (HTML, scripts, styles, API calls) in a fresh browser context, so chromium
       starts a renderer process for it: a first visit in a new browser profile.
@@ -237,6 +239,9 @@ class Reader:
       "Disable cache"), `?load=N` making each URL new (the server ignores it): a reader whose browser
       is running, opening a link to the web UI or reloading. The tab is left on about:blank between
       loads, so that the page does not keep polling meanwhile.
+    - revisit: as warm, but with the HTTP cache on, as a browser has it: the scripts and styles it kept
+      from the loads before (the web UI names them under their version, for ever cacheable) are not
+      asked for again; the page and its API calls are.
     - in-app: a link followed inside the web UI already loaded (its route changes, and the page asks
       the server for its data): a reader going from page to page.
     - bare: as warm, but the document is the JSON of `/api/games` (timed to its load event), whatever
@@ -286,7 +291,7 @@ class Reader:
             # In the app the navigation entry is the untimed first load's; its resources were cleared.
             waits = page.evaluate(RESOURCE_WAITS if self.kind == "in-app" else WAITS)
             waited = max(waits, default=0.0) / 1000
-            if self.kind in ("warm", "bare"):
+            if self.kind in ("warm", "revisit", "bare"):
                 page.goto("about:blank")
         except Exception:  # a timeout or a refused connection: the worst a person sees
             seconds = driven = waited = LOAD_TIMEOUT
@@ -346,8 +351,14 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=6, help="random SDK bots, one process each")
     parser.add_argument("--tournaments", type=int, default=2, help="tournaments played one after another")
     parser.add_argument("--idle-loads", type=int, default=2, help="loads of each page before the tournament")
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help=f"ways of loading, comma-separated, of {', '.join(KINDS)}"
+    )
     parser.add_argument("--before-tree", type=Path, help="run the node from this checkout (its web UI in its loop)")
     args = parser.parse_args()
+    kinds = [kind for kind in args.kinds.split(",") if kind]
+    if not kinds or set(kinds) - set(KINDS):
+        parser.error(f"--kinds: give some of {', '.join(KINDS)}, comma-separated")
     print(f"Machine: {describe()}; load average {os.getloadavg()[0]:.1f} at start")
     names = [f"r{i}" for i in range(args.bots)]
     with (
@@ -365,12 +376,12 @@ def main() -> None:
             pages = ["", "matches", "bots", f"bots/{names[0]}", "tournaments", "tournaments/main", "matches/warm-up-0"]
             first = f"before ({args.before_tree.name}'s node)" if args.before_tree else "before (in the node's loop)"
             webs = {first: before, "after (own process)": after}
-            idle: dict[tuple[str, str], list[Load]] = {(name, kind): [] for name in webs for kind in KINDS}
-            busy: dict[tuple[str, str], list[Load]] = {(name, kind): [] for name in webs for kind in KINDS}
+            idle: dict[tuple[str, str], list[Load]] = {(name, kind): [] for name in webs for kind in kinds}
+            busy: dict[tuple[str, str], list[Load]] = {(name, kind): [] for name in webs for kind in kinds}
             by_page: dict[tuple[str, str, str], list[float]] = {}
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                readers = {(name, kind): Reader(browser, url, kind) for name, url in webs.items() for kind in KINDS}
+                readers = {(name, kind): Reader(browser, url, kind) for name, url in webs.items() for kind in kinds}
                 # Which web UI and way of loading goes first rotates from one page to the next.
                 order = list(readers)
                 turn = 0

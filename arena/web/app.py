@@ -59,6 +59,10 @@ def create_app(source: WebData, streams: LiveStreams | None = None, accounts: Ac
     async def static(name: str, request: Request) -> Response:
         return assets.response(name, request)
 
+    @app.get("/static/{version}/{name}", include_in_schema=False)
+    async def versioned(version: str, name: str, request: Request) -> Response:
+        return assets.response(name, request, version)
+
     @app.get("/api/games", tags=["games"])
     async def games() -> list[dict[str, Any]]:
         """The games the arena plays: name, what the score counts, whether lower is better."""

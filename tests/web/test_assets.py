@@ -5,17 +5,28 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from arena.web.app import STATIC
+from arena.web.assets import IMMUTABLE, Assets, version_of
 from tests.web.conftest import WebArena
 from tests.web.test_web_process import get
+
+VERSION = version_of({path.name: path.read_bytes() for path in STATIC.iterdir() if path.is_file()})
+
+
+def served(name: str) -> bytes:
+    """What the web UI sends for file `name`: as on disk, but the page names the files under their version."""
+    body = (STATIC / name).read_bytes()
+    return body.replace(b'"/static/', f'"/static/{VERSION}/'.encode()) if name == "index.html" else body
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in STATIC.iterdir()))
 def test_each_file_is_sent_as_it_is_on_disk_plain_or_gzipped(web_arena: WebArena, name: str) -> None:
-    on_disk = (STATIC / name).read_bytes()
+    on_disk = served(name)
     status, headers, plain = get(web_arena.url, f"/static/{name}")
     assert status == 200 and plain == on_disk and "content-encoding" not in headers
     assert headers["content-type"].endswith("charset=utf-8")
@@ -36,7 +47,31 @@ def test_the_page_and_its_scripts_have_their_types_and_the_home_page_is_index_ht
         "app.css": "text/css; charset=utf-8",
         "index.html": "text/html; charset=utf-8",
     }
-    assert get(web_arena.url, "/")[2] == (STATIC / "index.html").read_bytes()
+    assert get(web_arena.url, "/")[2] == served("index.html")
+
+
+def test_the_page_names_every_file_under_a_version_kept_for_ever_and_a_change_makes_a_new_version(
+    web_arena: WebArena, tmp_path: Path
+) -> None:
+    page = get(web_arena.url, "/")[2].decode()
+    named = set(re.findall(r'"/static/([^"]+)"', page))
+    assert named == {f"{VERSION}/{name}" for name in ("app.css", "app.js", "util.js", "replay.js", "account.js")}
+    for path in named:
+        status, headers, body = get(web_arena.url, f"/static/{path}")
+        assert (status, headers["cache-control"], body) == (200, IMMUTABLE, served(path.split("/")[1])), path
+    # Under any other version (a page of before an upgrade) a file is still sent, but to be asked for again.
+    status, headers, body = get(web_arena.url, "/static/0123456789abcdef/app.js")
+    assert (status, headers["cache-control"], body) == (200, "no-cache", served("app.js"))
+    assert get(web_arena.url, f"/static/{VERSION}/nope.js")[0] == 404
+    # The version follows every file's content, and only that.
+    for path in STATIC.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    assert Assets(tmp_path, 1024, 6).version == VERSION
+    (tmp_path / "util.js").write_bytes((STATIC / "util.js").read_bytes() + b"\n")
+    changed = Assets(tmp_path, 1024, 6)
+    assert (
+        changed.version != VERSION and f"/static/{changed.version}/app.js".encode() in changed.files["index.html"].body
+    )
 
 
 def test_a_kept_copy_is_revalidated_with_its_tag_and_a_changed_one_is_sent_again(web_arena: WebArena) -> None:

@@ -118,3 +118,29 @@ def test_a_time_is_shown_in_the_readers_zone_with_the_full_moment_as_its_tooltip
     finally:
         context.close()
     assert moment == [shown, full, "2026-11-23T13:05:33.000Z"]
+
+
+STATIC_ENTRIES = """() => performance.getEntriesByType("resource")
+    .filter((entry) => new URL(entry.name).pathname.startsWith("/static/"))
+    .map((entry) => [new URL(entry.name).pathname, entry.transferSize])"""
+
+
+def test_the_web_ui_opened_again_takes_every_script_and_style_from_the_browsers_cache(
+    browser: Browser, web_arena: WebArena
+) -> None:
+    """A reader opening a link to the web UI in a running browser waits for the page and its data only:
+    the scripts and styles are named under their version, which the browser keeps without asking again."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{web_arena.url}#/matches")
+        expect(page.locator("main")).to_have_attribute("data-route", "#/matches", timeout=15000)
+        first = page.evaluate(STATIC_ENTRIES)
+        assert len(first) == 5 and all(size > 0 for _, size in first), first
+        page.goto(f"{web_arena.url}?again#/bots")  # a new document, not a change of route within this one
+        expect(page.locator("main")).to_have_attribute("data-route", "#/bots", timeout=15000)
+        again = page.evaluate(STATIC_ENTRIES)
+        assert sorted(path for path, _ in again) == sorted(path for path, _ in first)
+        assert all(size == 0 for _, size in again), f"asked the server again: {again}"
+    finally:
+        context.close()
