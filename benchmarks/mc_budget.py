@@ -1,7 +1,7 @@
 """Does mc play stronger with more playouts a move? The same seat-fair deals at two budgets.
 
     python benchmarks/mc_budget.py [--games friday13,amigo13] [--deals 16] [--before 700] [--after N]
-                                   [--time-limit S] [--seed strength]
+                                   [--time-limit S] [--seed strength] [--jobs N]
 
 The strength table's company and deals (`benchmarks/strength.py`: `mc,heuristic,random,random`,
 every deal in all 24 orders, the same seeds and the same bots' seeds), played twice, deal by deal
@@ -13,7 +13,9 @@ deals (strength.py's figure); then the growth, each deal's advantage after minus
 At 700 playouts mc makes the moves it made before its engine was compiled
 (tests/games/test_pinned_records.py), so the first figure is the bot of then. `--time-limit`
 replaces mc's 250 ms safety net, e.g. with 60 s on a busy machine, where the net would cut
-searches short by the machine's load rather than by the budget.
+searches short by the machine's load rather than by the budget. `--jobs` plays that many deals at
+once, each in a process of its own: every bot is seeded, so the moves, and the figures, are those of
+one process; "seconds" is then the time the deals took in their processes, added up.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import statistics
 import time
 from collections.abc import Hashable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 from machine import describe
 
@@ -59,6 +62,15 @@ def play_deal(game: Game, pairings: Sequence[Pairing], seed: str, samples: int, 
     return played
 
 
+def timed_deal(
+    game_name: str, pairings: Sequence[Pairing], seed: str, samples: int, limit: float | None
+) -> tuple[list[Played], float]:
+    """`play_deal` in a worker process, with the seconds it took."""
+    started = time.perf_counter()
+    played = play_deal(make_game(game_name, players=len(ORDER)), pairings, seed, samples, limit)
+    return played, time.perf_counter() - started
+
+
 def mc_advantage(played: Sequence[Played]) -> dict[Hashable, float]:
     """mc's advantage over the heuristic on each deal, in penalty points a match: the differences
     over which strength.py's paired interval (`arena.standings.head_to_head`) is taken."""
@@ -79,6 +91,7 @@ def main() -> None:
     parser.add_argument("--after", type=int, help="mc's playouts a move after (default: the bot's own)")
     parser.add_argument("--time-limit", type=float, help="mc's time limit in seconds (default: the bot's own)")
     parser.add_argument("--seed", default="strength")
+    parser.add_argument("--jobs", type=int, default=1, help="deals played at once, in processes of their own")
     args = parser.parse_args()
     print(f"Measured on {describe()}, load {os.getloadavg()[0]:.2f}; engine: {STATUS}")
     for game_name in [name for name in args.games.split(",") if name]:
@@ -88,12 +101,21 @@ def main() -> None:
         pairings = list(schedule(list(ORDER), args.deals * 24, duplicate=True))
         played: dict[int, list[Played]] = {budget: [] for budget in budgets}
         spent = dict.fromkeys(budgets, 0.0)
-        for deal in range(args.deals):
-            for budget in budgets:
-                started = time.perf_counter()
-                deal_pairings = pairings[deal * 24 : deal * 24 + 24]
-                played[budget] += play_deal(game, deal_pairings, args.seed, budget, args.time_limit)
-                spent[budget] += time.perf_counter() - started
+        tasks = [(deal, budget) for deal in range(args.deals) for budget in budgets]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            answers = pool.map(
+                timed_deal,
+                *zip(
+                    *[
+                        (game_name, pairings[deal * 24 : deal * 24 + 24], args.seed, budget, args.time_limit)
+                        for deal, budget in tasks
+                    ],
+                    strict=True,
+                ),
+            )
+            for (_, budget), (deal_played, seconds) in zip(tasks, answers, strict=True):
+                played[budget] += deal_played
+                spent[budget] += seconds
         advantages = {budget: mc_advantage(played[budget]) for budget in budgets}
         deals = sorted(advantages[after], key=repr)
         growth = mean_interval(advantages[after][deal] - advantages[args.before][deal] for deal in deals)
