@@ -93,6 +93,8 @@ def main() -> None:
     parser.add_argument("--seed", default="strength")
     parser.add_argument("--jobs", type=int, default=1, help="deals played at once, in processes of their own")
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"--jobs {args.jobs}: play at least one deal at a time")
     print(f"Measured on {describe()}, load {os.getloadavg()[0]:.2f}; engine: {STATUS}")
     for game_name in [name for name in args.games.split(",") if name]:
         game = make_game(game_name, players=len(ORDER))
