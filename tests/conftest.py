@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ import pytest
 import redis
 
 from arena.cli import npm
+from tests.ports import free_port as free_port  # the tests import it from here
 
 # A test that starts `arena serve` tests one node: it starts one process (`--workers 1`) unless it says otherwise.
 # The default, a worker per core under a supervisor, is what tests/server/test_serve_command.py starts, and the
@@ -119,13 +119,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers():
         if mark.name in NEEDS and (reason := missing(mark.name)):
             unavailable(reason)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def npm_installed(directory: Path, needed_for: str) -> Path:

@@ -36,7 +36,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -62,6 +61,7 @@ from arena.store import Store, keys
 from arena.store.ratings import RatingStore
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import arena_service_pb2_grpc as api_grpc
+from tests.ports import free_port
 
 log = logging.getLogger(__name__)
 
@@ -88,13 +88,6 @@ SLOTS = 4
 orders at once as it has free slots)..."""
 VICTIM_SLOTS = 8
 """...and twice as many for the node struck, so that it holds several matches when it is."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def redis_binary() -> str:
