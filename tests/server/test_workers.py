@@ -59,6 +59,8 @@ class Server:
             env=environment,
         )
         self.lines: list[str] = []
+        self._ended = False
+        """Its output was read to the end (the process and everything that held its output are gone)."""
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -70,6 +72,7 @@ class Server:
                 self.lines.append(line.rstrip("\n"))
                 self._changed.notify_all()
         with self._changed:
+            self._ended = True
             self._changed.notify_all()
 
     def wait_for(self, pattern: str, timeout: float = 60.0, after: int = 0) -> re.Match[str]:
@@ -78,11 +81,12 @@ class Server:
 
         def seen() -> bool:
             found[:] = [m for line in self.lines[after:] if (m := re.search(pattern, line))][:1]
-            return bool(found) or (self.process.poll() is not None and not self._reader.is_alive())
+            return bool(found) or self._ended
 
         with self._changed:
             self._changed.wait_for(seen, timeout)
-        assert found, f"no line matching {pattern!r} within {timeout:.0f} s; output:\n" + "\n".join(self.lines)
+        when = "before its output ended" if self._ended else f"within {timeout:.0f} s"
+        assert found, f"no line matching {pattern!r} {when}; output:\n" + "\n".join(self.lines)
         return found[0]
 
     def workers(self) -> dict[str, int]:
