@@ -105,17 +105,14 @@ def main() -> None:
         spent = dict.fromkeys(budgets, 0.0)
         tasks = [(deal, budget) for deal in range(args.deals) for budget in budgets]
         with ProcessPoolExecutor(args.jobs) as pool:
-            answers = pool.map(
-                timed_deal,
-                *zip(
-                    *[
-                        (game_name, pairings[deal * 24 : deal * 24 + 24], args.seed, budget, args.time_limit)
-                        for deal, budget in tasks
-                    ],
-                    strict=True,
-                ),
-            )
-            for (_, budget), (deal_played, seconds) in zip(tasks, answers, strict=True):
+            futures = [
+                pool.submit(
+                    timed_deal, game_name, pairings[deal * 24 : deal * 24 + 24], args.seed, budget, args.time_limit
+                )
+                for deal, budget in tasks
+            ]
+            for (_, budget), future in zip(tasks, futures, strict=True):
+                deal_played, seconds = future.result()
                 played[budget] += deal_played
                 spent[budget] += seconds
         advantages = {budget: mc_advantage(played[budget]) for budget in budgets}
