@@ -2,7 +2,7 @@
 served in the node's event loop (before) against its own process (after), interleaved.
 
     python benchmarks/web_latency.py [--rounds 6] [--bots 6] [--tournaments 2] [--idle-loads 2] [--kinds ...]
-        [--before-tree DIR]
+        [--before-tree DIR] [--browser-shares N]
 
 A redis-server and one `arena serve --web-in-node` node run on loopback (the node's web UI in its
 event loop, as before); beside them, on the same Redis, the web UI's own process
@@ -31,7 +31,13 @@ the size of a replay's JSON as sent with and without gzip.
 
 Chromium runs in a session of its own (Playwright starts it so), and the kernel's autogroup
 scheduling shares the cores between sessions before it looks at nice values inside one: chromium
-gets its share beside the tournament whatever its nice, so none is set.
+gets its share beside the tournament whatever its nice, so none is set. That is a reader whose
+browser runs on the server itself. A reader's browser on a machine of its own never waits for the
+server's cores: `--browser-shares N` puts chromium in a cgroup v1 cpu group of weight N (each
+session's is 1,024), so that it is served first, and the web UI keeps sharing the machine with the
+tournament (with a little less of it than with the browser elsewhere). The phases of each whole
+document's load (the document, its scripts, its API calls, the drawing) show which part a slow load
+is made of.
 
 `--before-tree DIR` runs the node from another checkout (e.g. a clone of the integration branch
 before the web UI had its own process: its web UI is then in the node's loop by default), so that
@@ -176,12 +182,25 @@ class Load(NamedTuple):
     browser_cpu: float
     """CPU seconds all of chromium's processes spent from the load's start to its end (a cold load's
     context made and closed included)."""
+    phases: tuple[float, float, float, float]
+    """Where a whole document's load went, on the page's clock, in seconds: the document answered in
+    full; from there until the page's first API request left (its scripts read and run); until the
+    last API answer arrived; until the page was drawn. Zeros for other kinds of load."""
 
 
 WAITS = """() => performance.getEntries()
     .filter(entry => entry.entryType === "navigation" || entry.entryType === "resource")
     .map(entry => entry.responseStart - entry.requestStart)"""
 RESOURCE_WAITS = WAITS.replace('entry.entryType === "navigation" || ', "")
+
+PHASES = """() => {
+    const document_ = performance.getEntriesByType("navigation")[0];
+    const calls = performance.getEntriesByType("resource").filter(entry => new URL(entry.name).pathname.startsWith("/api/"));
+    const asked = Math.min(...calls.map(entry => entry.startTime));
+    const answered = Math.max(...calls.map(entry => entry.responseEnd));
+    return [document_.responseEnd, asked - document_.responseEnd, answered - asked, window.arenaDrawn - answered];
+}"""
+"""A whole document's load in four phases (milliseconds): see `Load.phases`."""
 
 
 DRAWN = """new MutationObserver((_, observer) => {
@@ -194,18 +213,68 @@ DRAWN = """new MutationObserver((_, observer) => {
 """Run in each page before its own scripts, so that it times any version of the web UI the same way."""
 
 
-def chromium_cpu() -> float:
-    """CPU seconds used so far by every chromium process on the machine (this benchmark runs one)."""
-    ticks = 0
+def chromium_pids() -> Iterator[str]:
+    """Every chromium process on the machine (this benchmark runs one)."""
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if b"chromium" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-                continue
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            if b"chromium" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                yield pid
         except OSError:  # gone meanwhile
+            continue
+
+
+def chromium_cpu() -> float:
+    """CPU seconds used so far by every chromium process on the machine."""
+    ticks = 0
+    for pid in chromium_pids():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
             continue
         ticks += sum(int(value) for value in fields[11:15])  # utime, stime and those of reaped children
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
+
+
+@contextmanager
+def browser_weight(shares: int | None) -> Iterator[None]:
+    """With `shares`, chromium's processes (and the renderers they start later, which inherit it) in a
+    cgroup v1 cpu group of that weight, against 1,024 for each session of the tournament's processes:
+    a reader whose browser runs on a machine of its own, so that its page is not kept waiting for a core
+    while the server still shares the machine with the tournament (and, with chromium first in line,
+    gets less of it than with the browser elsewhere)."""
+    if shares is None:
+        yield
+        return
+    group = CPU_CGROUPS / f"web-latency-reader-{os.getpid()}"
+    group.mkdir()
+    try:
+        (group / "cpu.shares").write_text(str(shares))
+        for pid in chromium_pids():
+            try:
+                (group / "cgroup.procs").write_text(pid)
+            except OSError:  # gone meanwhile
+                continue
+        yield
+    finally:
+        # Processes that are exiting (chromium reaps its renderers in its own time) keep the group busy a while.
+        deadline = time.monotonic() + 10
+        while True:
+            for pid in (group / "cgroup.procs").read_text().split():
+                try:
+                    (CPU_CGROUPS / "cgroup.procs").write_text(pid)
+                except OSError:
+                    continue
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    print(f"left {group} behind: its processes did not leave it")
+                    break
+                time.sleep(0.1)
 
 
 IN_APP = """(route) => new Promise((resolve) => {
@@ -291,15 +360,20 @@ class Reader:
             # In the app the navigation entry is the untimed first load's; its resources were cleared.
             waits = page.evaluate(RESOURCE_WAITS if self.kind == "in-app" else WAITS)
             waited = max(waits, default=0.0) / 1000
+            phases = (0.0, 0.0, 0.0, 0.0)
+            if self.kind in ("cold", "warm", "revisit"):
+                answered, scripts, calls, drawing = (value / 1000 for value in page.evaluate(PHASES))
+                phases = (answered, scripts, calls, drawing)
             if self.kind in ("warm", "revisit", "bare"):
                 page.goto("about:blank")
         except Exception:  # a timeout or a refused connection: the worst a person sees
             seconds = driven = waited = LOAD_TIMEOUT
+            phases = (0.0, 0.0, 0.0, 0.0)
             self.close()  # a kept context starts again
         finally:
             if self.kind == "cold" and context is not None:
                 context.close()
-        return Load(seconds, driven, waited, chromium_cpu() - cpu)
+        return Load(seconds, driven, waited, chromium_cpu() - cpu, phases)
 
     def close(self) -> None:
         if self.context is not None:
@@ -345,6 +419,20 @@ def row(name: str, loads: list[Load]) -> str:
     )
 
 
+def tail_phases(name: str, loads: list[Load]) -> str:
+    """The four phases of a whole document's load, medians over all its loads and over its slowest
+    tenth: which part the tail is made of."""
+    timed = sorted((one for one in loads if any(one.phases)), key=lambda one: one.seconds)
+    if not timed:
+        return ""
+    slowest = timed[-max(1, len(timed) // 10) :]
+
+    def medians(chosen: list[Load]) -> str:
+        return " / ".join(f"{statistics.median(one.phases[i] for one in chosen):.2f}" for i in range(4))
+
+    return f"  {name}: all {medians(timed)} s; slowest {len(slowest)} {medians(slowest)} s"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=6, help="rounds of the tournament (6 bots: 20 matches each)")
@@ -355,10 +443,19 @@ def main() -> None:
         "--kinds", default=",".join(KINDS), help=f"ways of loading, comma-separated, of {', '.join(KINDS)}"
     )
     parser.add_argument("--before-tree", type=Path, help="run the node from this checkout (its web UI in its loop)")
+    parser.add_argument(
+        "--browser-shares",
+        type=int,
+        help="chromium in a cpu cgroup of this weight (1,024 is one session's): a reader's browser on its own machine",
+    )
     args = parser.parse_args()
     kinds = [kind for kind in args.kinds.split(",") if kind]
     if not kinds or set(kinds) - set(KINDS):
         parser.error(f"--kinds: give some of {', '.join(KINDS)}, comma-separated")
+    if args.browser_shares is not None and not 2 <= args.browser_shares <= 262144:
+        parser.error("--browser-shares: give a cgroup v1 cpu.shares weight from 2 to 262144")
+    if args.browser_shares is not None and not os.access(CPU_CGROUPS, os.W_OK):
+        parser.error(f"--browser-shares: {CPU_CGROUPS} is not writable here (cgroup v1 and root are needed)")
     print(f"Machine: {describe()}; load average {os.getloadavg()[0]:.1f} at start")
     names = [f"r{i}" for i in range(args.bots)]
     with (
@@ -381,34 +478,35 @@ def main() -> None:
             by_page: dict[tuple[str, str, str], list[float]] = {}
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                readers = {(name, kind): Reader(browser, url, kind) for name, url in webs.items() for kind in kinds}
-                # Which web UI and way of loading goes first rotates from one page to the next.
-                order = list(readers)
-                turn = 0
-                for _ in range(args.idle_loads):
-                    for route in pages:
-                        for key in order[turn % len(order) :] + order[: turn % len(order)]:
-                            idle[key].append(
-                                readers[key].load(route.replace("tournaments/main", "tournaments/warm-up"))
-                            )
-                        turn += 1
-                took = []
-                upcoming = itertools.cycle(pages)  # taken up where the last tournament left off
-                for number in range(args.tournaments):
-                    tournament = f"main-{number}"
-                    total = start_tournament(address, tournament, names, args.rounds)
-                    began = time.monotonic()
-                    while not finished(address, tournament):
-                        page = next(upcoming)
-                        route = page.replace("tournaments/main", f"tournaments/{tournament}")
-                        for key in order[turn % len(order) :] + order[: turn % len(order)]:
-                            busy[key].append(readers[key].load(route))
-                            by_page.setdefault((*key, page), []).append(busy[key][-1].seconds)
-                        turn += 1
-                    took.append(time.monotonic() - began)
-                for reader in readers.values():
-                    reader.close()
-                browser.close()
+                with browser_weight(args.browser_shares):
+                    readers = {(name, kind): Reader(browser, url, kind) for name, url in webs.items() for kind in kinds}
+                    # Which web UI and way of loading goes first rotates from one page to the next.
+                    order = list(readers)
+                    turn = 0
+                    for _ in range(args.idle_loads):
+                        for route in pages:
+                            for key in order[turn % len(order) :] + order[: turn % len(order)]:
+                                idle[key].append(
+                                    readers[key].load(route.replace("tournaments/main", "tournaments/warm-up"))
+                                )
+                            turn += 1
+                    took = []
+                    upcoming = itertools.cycle(pages)  # taken up where the last tournament left off
+                    for number in range(args.tournaments):
+                        tournament = f"main-{number}"
+                        total = start_tournament(address, tournament, names, args.rounds)
+                        began = time.monotonic()
+                        while not finished(address, tournament):
+                            page = next(upcoming)
+                            route = page.replace("tournaments/main", f"tournaments/{tournament}")
+                            for key in order[turn % len(order) :] + order[: turn % len(order)]:
+                                busy[key].append(readers[key].load(route))
+                                by_page.setdefault((*key, page), []).append(busy[key][-1].seconds)
+                            turn += 1
+                        took.append(time.monotonic() - began)
+                    for reader in readers.values():
+                        reader.close()
+                    browser.close()
             plain, packed = sizes(after, "/api/matches/warm-up-0")
         finally:
             for bot in bots:
@@ -436,6 +534,13 @@ def main() -> None:
             if (web, how) == (name, kind)
         )
         print(f"  {name}, {kind}: {'; '.join(shown)}")
+    print(
+        "Under the tournament, a whole document's load in phases (medians): document answered / its scripts run "
+        "until the first API request / API answers / drawn"
+    )
+    for (name, kind), measured in busy.items():
+        if line := tail_phases(f"{name}, {kind}", measured):
+            print(line)
     print(f"A replay's JSON (/api/matches/warm-up-0): {plain / 1000:.1f} kB, gzip {packed / 1000:.1f} kB")
 
 
