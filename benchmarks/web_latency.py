@@ -57,7 +57,7 @@ import subprocess
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
@@ -239,8 +239,8 @@ CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
 
 
 @contextmanager
-def browser_weight(shares: int | None) -> Iterator[None]:
-    """With `shares`, chromium's processes (and the renderers they start later, which inherit it) in a
+def browser_weight(shares: int | None, pids: Iterable[str]) -> Iterator[None]:
+    """With `shares`, the processes `pids` (chromium's; the renderers it starts later inherit it) in a
     cgroup v1 cpu group of that weight, against 1,024 for each session of the tournament's processes:
     a reader whose browser runs on a machine of its own, so that its page is not kept waiting for a core
     while the server still shares the machine with the tournament (and, with chromium first in line,
@@ -252,7 +252,7 @@ def browser_weight(shares: int | None) -> Iterator[None]:
     group.mkdir()
     try:
         (group / "cpu.shares").write_text(str(shares))
-        for pid in chromium_pids():
+        for pid in pids:
             try:
                 (group / "cgroup.procs").write_text(pid)
             except OSError:  # gone meanwhile
@@ -478,7 +478,7 @@ def main() -> None:
             by_page: dict[tuple[str, str, str], list[float]] = {}
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                with browser_weight(args.browser_shares):
+                with browser_weight(args.browser_shares, chromium_pids()):
                     readers = {(name, kind): Reader(browser, url, kind) for name, url in webs.items() for kind in kinds}
                     # Which web UI and way of loading goes first rotates from one page to the next.
                     order = list(readers)
