@@ -3,11 +3,8 @@ does: the same deals, the same legal moves at every turn and the same scores, ma
 
 from __future__ import annotations
 
-import importlib
 import random
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -15,8 +12,8 @@ import pytest
 from arena.games import make_game
 from arena.games.friday13 import Friday13
 from arena.match.local import match_seed
+from tests.benchmarks.scripts import benchmark_module
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 MATCHES = 12
 """Seeded matches per player count and edition: a few dozen in all, well under a second."""
 
@@ -24,11 +21,8 @@ MATCHES = 12
 @pytest.fixture(scope="module")
 def reference() -> Iterator[ModuleType]:
     """The reference module, imported as the benchmark scripts import it (from their folder)."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        yield importlib.import_module("plain_reference")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    with benchmark_module("plain_reference") as module:
+        yield module
 
 
 def friday(players: int, edition: str = "en") -> Friday13:

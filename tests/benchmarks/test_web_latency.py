@@ -3,7 +3,6 @@ the weight asked for, and put back with the group removed afterwards, even when 
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import subprocess
@@ -14,18 +13,16 @@ from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks.scripts import BENCHMARKS, benchmark_module
+
 CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
 
 
 @pytest.fixture(scope="module")
 def web_latency() -> Iterator[ModuleType]:
     """The benchmark module, imported as it runs (from its folder, beside its helpers)."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        yield importlib.import_module("web_latency")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    with benchmark_module("web_latency") as module:
+        yield module
 
 
 def cpu_group(pid: int) -> str:
