@@ -40,13 +40,13 @@ from arena.node.tournaments import TournamentProgress
 from arena.node.work import WorkConfig, WorkHost, new_incarnation, node_name
 from arena.server.health import StoreHealth
 from arena.server.peers import PeerGuard, PeerLimits, server_options
-from arena.server.service import ArenaServicer, BotServicer
+from arena.server.service import ArenaServicer, BotServicer, add_bot_service
 from arena.store import Store, open_redis, sentinel
 from arena.store.archive import Archive
 from arena.store.embedded import BLOCKING_CONNECTIONS, CONNECTIONS, blocking_client, redacted
 from arena.store.ladder import LadderStore
 from arena.store.ratings import RatingStore
-from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2, bot_service_pb2_grpc
+from arena.v1 import arena_service_pb2, arena_service_pb2_grpc, bot_service_pb2
 from arena.web.guard import WebLimits
 from arena.web.node_api import NodeAddress
 from arena.web.process import WebProcess, WebSettings, web_listener
@@ -187,7 +187,7 @@ async def running(config: ServerConfig, redis: Redis) -> AsyncIterator[RunningSe
         ],
     )
     siblings = None if config.sibling_link is None else Siblings(config.sibling_link, MAX_RECEIVE_BYTES, MAX_SEND_BYTES)
-    bot_service_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(store, sessions, siblings), server)
+    add_bot_service(BotServicer(store, sessions, siblings), server)
     # Hosted bots connect through a Unix socket: their network namespace has no other way out.
     # Its folder is the node's alone (0700); each sandbox binds the socket itself in, so no other
     # local user can reach it, while every launch's own uid may connect (the socket is 0666).

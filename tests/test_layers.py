@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent / "arena"
 
 LAYERS: list[set[str]] = [
     {"compiled", "stats", "metrics", "logs", "scratch"},
-    {"v1"},
+    {"v1", "protowire"},
     {"games"},
     {"bots", "ratings"},
     {"match", "standings", "matchmaking", "envs"},

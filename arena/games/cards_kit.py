@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from arena import protowire as wire
 from arena.games.base import Action, Game, State
 from arena.games.cards import CardGame, CardObservation
 from arena.games.kit import Frame, GameKit
@@ -30,103 +31,179 @@ CARD_VIEW_KEYS = (
 """What a spectator sees of a card game: piles, hand sizes, taken cards, scores (no hands)."""
 
 
+_FIELDS = pb.CardObservation
+_OBSERVATION_CARDS = wire.key(wire.number_of(pb.Observation, "cards"), wire.LENGTH_DELIMITED)
+_HAND = wire.number_of(_FIELDS, "hand")
+_PILES = wire.number_of(_FIELDS, "piles")
+_COLLECTED = wire.number_of(_FIELDS, "collected")
+_MOVES = wire.number_of(_FIELDS, "moves")
+_CURRENT = wire.key(wire.number_of(_FIELDS, "current_player"), wire.VARINT)
+_HAND_SIZES = wire.number_of(_FIELDS, "hand_sizes")
+_DRAW_PILE = wire.number_of(_FIELDS, "draw_pile_size")
+_SCORES = wire.number_of(_FIELDS, "scores")
+_SEAT = wire.number_of(_FIELDS, "seat")
+_PENALTIES = wire.number_of(_FIELDS, "round_penalties")
+_LIST_CARDS = wire.number_of(pb.CardList, "cards")
+_PILE_CARDS = wire.number_of(pb.Pile, "cards")
+_PILE_TOTAL = wire.number_of(pb.Pile, "total")
+_MOVE_CARD = wire.number_of(pb.CardMove, "card")
+
+
 @cache
-def _cards(suits: tuple[str, ...]) -> tuple[pb.Card, ...]:
-    """Every card code's message, made once per deck: codes are suit * 8 + value."""
-    return tuple(pb.Card(suit=suits[code >> 3], value=code & 7) for code in range(32))
+def _cards(suits: tuple[str, ...]) -> tuple[bytes, ...]:
+    """Every card code's encoding (a `Card`), made once per deck: codes are suit * 8 + value."""
+    return tuple(pb.Card(suit=suits[code >> 3], value=code & 7).SerializeToString() for code in range(32))
+
+
+@cache
+def _card_fields(suits: tuple[str, ...], number: int) -> tuple[bytes, ...]:
+    """Every card as an element of the repeated field `number` (a hand, a pile's or a list's cards)."""
+    return tuple(wire.embedded(number, card) for card in _cards(suits))
+
+
+@cache
+def _moves(suits: tuple[str, ...], players: int) -> list[list[bytes]]:
+    """Per seat, every action as an element of `CardObservation.moves`: made once per deck and table size."""
+    cards = _cards(suits)
+    return [
+        [
+            wire.embedded(
+                _MOVES, pb.CardMove(seat=seat, pile=suits[action % 3]).SerializeToString() + _card(cards, action)
+            )
+            for action in range(96)
+        ]
+        for seat in range(players)
+    ]
+
+
+def _card(cards: tuple[bytes, ...], action: int) -> bytes:
+    return wire.embedded(_MOVE_CARD, cards[action // 3])
 
 
 class CardEncoder:
-    """Turns the successive observations of one match into messages, reusing what is unchanged.
+    """Turns the successive observations of one match into `Observation` encodings, re-encoding only what changed.
 
-    Within a round the moves and collected cards only grow and a pile only grows or restarts,
-    so the encoder keeps the public part of the last message and brings it up to date; each
-    observation is then one copy of that part plus the seat's hand. Observations must come in
-    the order of the match (any seat's, or public views).
+    Within a round the moves and collected cards only grow and a pile only grows or restarts, so
+    the encoder keeps each part's encoding and renews a part when it changes: a move adds its
+    element to the moves, a pile or a seat's taken cards is encoded again when it changes. An
+    observation is then those parts joined with its seat's hand (see arena.wire.protowire).
+    Observations must come in the order of the match (any seat's, or public views).
     """
 
-    __slots__ = ("_collected", "_moves", "_penalties", "_piles", "_round", "_template")
+    __slots__ = (
+        "_collected",
+        "_head",
+        "_moves",
+        "_penalties",
+        "_pile_fields",
+        "_piles",
+        "_played",
+        "_round",
+        "_scores",
+        "_scores_field",
+        "_taken",
+    )
 
     def __init__(self) -> None:
-        self._template = pb.CardObservation()
         self._round = -1
-        self._moves = 0
-        self._collected: list[int] = []
+        self._head = b""
+        """The fields fixed within a round: its number, the rounds, first player, dealer, dummy size."""
+        self._moves = bytearray()
+        self._played = 0
+        self._taken: list[int] = []
+        self._collected: list[bytes] = []
         self._piles: list[tuple[int, ...]] = []
-        self._penalties = 0
+        self._pile_fields: list[bytes] = []
+        self._penalties = (-1, b"")
+        self._scores: tuple[int, ...] = ()
+        self._scores_field = b""
 
     def encode(self, obs: CardObservation) -> pb.Observation:
-        message = pb.Observation()
-        self.encode_into(obs, message)
-        return message
+        return pb.Observation.FromString(self.encode_bytes(obs))
 
-    def encode_into(self, obs: CardObservation, message: pb.Observation) -> None:
-        """Write `obs` into `message` (usually a field of the message about to be sent)."""
-        cards = _cards(obs.suits)
-        public = self._template
+    def encode_bytes(self, obs: CardObservation) -> bytes:
+        """The encoding of `obs` as an `Observation` message."""
+        suits = obs.suits
         if obs.round != self._round:
             self._start_round(obs)
-        if len(obs.round_penalties) != self._penalties:
-            self._penalties = len(obs.round_penalties)
-            del public.round_penalties[:]
-            public.round_penalties.extend(pb.RoundPenalties(penalties=p) for p in obs.round_penalties)
-        public.scores[:] = obs.scores
-        if len(obs.moves) != self._moves:
-            moves = _moves(obs.suits, obs.players)
+        if len(obs.round_penalties) != self._penalties[0]:
+            encoded = b"".join(
+                [
+                    wire.embedded(_PENALTIES, pb.RoundPenalties(penalties=p).SerializeToString())
+                    for p in obs.round_penalties
+                ]
+            )
+            self._penalties = (len(obs.round_penalties), encoded)
+        if obs.scores != self._scores:
+            self._scores, self._scores_field = obs.scores, wire.packed(_SCORES, obs.scores)
+        if len(obs.moves) != self._played:
+            moves = _moves(suits, obs.players)
             first, players = obs.first_player, obs.players
-            for index in range(self._moves, len(obs.moves)):
-                public.moves.append(moves[(first + index) % players][obs.moves[index]])
-            self._moves = len(obs.moves)
+            for index in range(self._played, len(obs.moves)):
+                self._moves += moves[(first + index) % players][obs.moves[index]]
+            self._played = len(obs.moves)
         for seat, taken in enumerate(obs.collected):
-            known = self._collected[seat]
-            if len(taken) != known:
-                public.collected[seat].cards.extend([cards[code] for code in taken[known:]])
-                self._collected[seat] = len(taken)
+            if len(taken) != self._taken[seat]:
+                listed = _card_fields(suits, _LIST_CARDS)
+                self._collected[seat] = wire.embedded(_COLLECTED, b"".join([listed[code] for code in taken]))
+                self._taken[seat] = len(taken)
         for index, pile in enumerate(obs.piles):
-            known_pile = self._piles[index]
-            if pile != known_pile:
-                target = public.piles[index]
-                if pile[: len(known_pile)] != known_pile:
-                    del target.cards[:]
-                    known_pile = ()
-                target.cards.extend([cards[code] for code in pile[len(known_pile) :]])
-                target.total = obs.totals[index]
+            if pile != self._piles[index]:
+                piled = _card_fields(suits, _PILE_CARDS)
+                encoded = _pile_suit(suits[index]) + b"".join([piled[code] for code in pile])
+                self._pile_fields[index] = wire.embedded(
+                    _PILES, encoded + wire.unsigned_field(_PILE_TOTAL, obs.totals[index])
+                )
                 self._piles[index] = pile
-        if obs.current_player >= 0:
-            public.current_player = obs.current_player
-        else:
-            public.ClearField("current_player")  # nobody is to move: the match is over
-        public.hand_sizes[:] = obs.hand_sizes
-        public.draw_pile_size = obs.draw_pile_size
-        seat_view = message.cards
-        seat_view.CopyFrom(public)
-        seat_view.hand.extend([cards[code] for code in obs.hand])
-        seat_view.seat = obs.seat
+        hand = _card_fields(suits, _HAND)
+        # An unset current_player says nobody is to move: the match is over.
+        current = _current_field(obs.current_player)
+        body = b"".join(
+            [
+                self._head,
+                current,
+                wire.packed(_HAND_SIZES, obs.hand_sizes),
+                wire.unsigned_field(_DRAW_PILE, obs.draw_pile_size),
+                *self._pile_fields,
+                *self._collected,
+                self._moves,
+                self._scores_field,
+                self._penalties[1],
+                *[hand[code] for code in obs.hand],
+                _seat_field(obs.seat),
+            ]
+        )
+        return _OBSERVATION_CARDS + wire.varint(len(body)) + body
 
     def _start_round(self, obs: CardObservation) -> None:
-        public = self._template
-        self._round, self._moves, self._collected = obs.round, 0, [0] * obs.players
+        self._round, self._played, self._moves = obs.round, 0, bytearray()
+        self._taken = [0] * obs.players
+        self._collected = [wire.embedded(_COLLECTED, b"")] * obs.players
         self._piles = [()] * len(obs.piles)
-        del public.moves[:]
-        del public.collected[:]
-        public.collected.extend(pb.CardList() for _ in range(obs.players))
-        del public.piles[:]
-        public.piles.extend(pb.Pile(suit=obs.suits[index], total=0) for index in range(len(obs.piles)))
-        public.round = obs.round
-        public.rounds = obs.rounds
-        public.first_player = obs.first_player
-        public.dealer = obs.dealer
-        public.dummy_size = obs.dummy_size
+        self._pile_fields = [wire.embedded(_PILES, _pile_suit(obs.suits[index])) for index in range(len(obs.piles))]
+        head = pb.CardObservation(
+            round=obs.round,
+            rounds=obs.rounds,
+            first_player=obs.first_player,
+            dealer=obs.dealer,
+            dummy_size=obs.dummy_size,
+        )
+        self._head = head.SerializeToString()
 
 
 @cache
-def _moves(suits: tuple[str, ...], players: int) -> list[dict[int, pb.CardMove]]:
-    """Per seat, the message of every action: made once per deck and table size."""
-    cards = _cards(suits)
-    return [
-        {action: pb.CardMove(seat=seat, card=cards[action // 3], pile=suits[action % 3]) for action in range(96)}
-        for seat in range(players)
-    ]
+def _current_field(seat: int) -> bytes:
+    return _CURRENT + wire.varint(seat) if seat >= 0 else b""
+
+
+@cache
+def _seat_field(seat: int) -> bytes:
+    return wire.signed_field(_SEAT, seat)
+
+
+@cache
+def _pile_suit(suit: str) -> bytes:
+    return pb.Pile(suit=suit).SerializeToString()
 
 
 def _current_player(message: pb.CardObservation) -> int:

@@ -48,8 +48,8 @@ class ObservationEncoder(Protocol):
 
     def encode(self, obs: Any) -> pb.Observation: ...
 
-    def encode_into(self, obs: Any, message: pb.Observation) -> None:
-        """Write `obs` into `message` (usually a field of the message about to be sent)."""
+    def encode_bytes(self, obs: Any) -> bytes:
+        """`obs` as an encoded `Observation`, the form a request carries (arena.node.remote_seat)."""
 
 
 Frame = dict[str, Any]
@@ -133,9 +133,7 @@ class JsonEncoder:
     """Observations as JSON text in `GenericObservation`."""
 
     def encode(self, obs: Observation) -> pb.Observation:
-        message = pb.Observation()
-        self.encode_into(obs, message)
-        return message
+        return pb.Observation(generic=pb.GenericObservation(json=json.dumps(obs.to_dict(), separators=(",", ":"))))
 
-    def encode_into(self, obs: Observation, message: pb.Observation) -> None:
-        message.generic.json = json.dumps(obs.to_dict(), separators=(",", ":"))
+    def encode_bytes(self, obs: Observation) -> bytes:
+        return self.encode(obs).SerializeToString()

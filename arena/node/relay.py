@@ -24,7 +24,7 @@ from arena.games.base import Action, Game
 from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat, SeatGone, SeatLost, SeatTimeout
 from arena.match.debug import cut as cut_debug
 from arena.match.faults import FaultKind
-from arena.node.remote_seat import legal_actions_of
+from arena.node.remote_seat import legal_actions_of, match_field, request_body
 from arena.node.sessions import SessionRegistry
 from arena.store.embedded import READ_CHUNK
 from arena.store.outage import UNREACHABLE, patiently
@@ -115,6 +115,7 @@ class RelaySeat(Seat):
         self.seat = seat
         self.encoder = encoder
         self.legal = legal_actions_of(game)
+        self._match_field = match_field(match_id)
         self.strikes = 0
         self._requests = 0
         self._last_reply = "0-0"
@@ -154,12 +155,9 @@ class RelaySeat(Seat):
                 return await self.request(move)
             RelaySeat.found_stale.discard(self.remote.node)  # it beats again
         self._requests += 1
-        response = bot_pb.ConnectResponse()
-        message = response.action_request
-        message.match_id = self.match_id
-        self.encoder.encode_into(move.observation, message.observation)
-        message.legal_actions.extend([self.legal[action] for action in move.legal_actions])
+        message = bot_pb.ActionRequest.FromString(request_body(self._match_field, self.encoder, move, self.legal))
         message.time_left_ms = int(move.time_left * 1000)
+        response = bot_pb.ConnectResponse(action_request=message)
         # Time lost to an unreachable Redis is not the bot's: the move's clock stands still meanwhile.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + move.time_left
@@ -500,8 +498,10 @@ class Relay:
             return
         request = post.message.action_request
         time_left = request.time_left_ms / 1000
+        request.ClearField("time_left_ms")  # the session sets both anew: its own request id, the time left
+        request.ClearField("request_id")
         try:
-            pending = session.request(request.match_id, post.message, time_left)
+            pending = session.request(request.match_id, request.SerializeToString(), time_left)
         except SeatGone as gone:
             await self._answer_gone(post, str(gone), gone.kind)
             return
@@ -513,7 +513,7 @@ class Relay:
         except TimeoutError:
             return
         finally:
-            session.pending.pop(request.request_id, None)
+            session.pending.pop(pending.request_id, None)
         # A reply written twice is harmless: the host takes the first answer to its request. The debug
         # text is cut to a move's limit here already, so that no more of it than the host keeps crosses Redis.
         answer = Answer(post.ask, action, cut_debug(pending.debug))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena import protowire as wire
 from arena.games.base import Action, Game
 from arena.match import MAX_STRIKES, MatchEnd, MatchInfo, MoveRequest, Seat
 from arena.node.sessions import Session
@@ -22,6 +23,7 @@ class RemoteSeat(Seat):
         self.encoder = encoder
         """Shared by every seat and watcher of the match: the public part is encoded once."""
         self.legal = legal_actions_of(game)
+        self._match_field = match_field(match_id)
         self.strikes = 0
         self._move: MoveRequest | None = None
         self._answered = False
@@ -40,18 +42,12 @@ class RemoteSeat(Seat):
 
     async def request(self, move: MoveRequest) -> Action:
         self._move, self._answered = move, False
-        response = bot_pb.ConnectResponse()
-        message = response.action_request
-        message.match_id = self.match_id
-        self.encoder.encode_into(move.observation, message.observation)
-        legal = self.legal
-        message.legal_actions.extend([legal[action] for action in move.legal_actions])
-        message.time_left_ms = int(move.time_left * 1000)
-        pending = self.session.request(self.match_id, response, move.time_left)
+        body = request_body(self._match_field, self.encoder, move, self.legal)
+        pending = self.session.request(self.match_id, body, move.time_left)
         try:
             action = await pending.answer
         finally:
-            self.session.pending.pop(message.request_id, None)
+            self.session.pending.pop(pending.request_id, None)
         self._answered = True
         move.debug = pending.debug
         return action
@@ -87,17 +83,40 @@ class RemoteSeat(Seat):
         )
 
 
-class LegalActions(dict[int, pb.LegalAction]):
-    """Every action's LegalAction message of one game, each made on first use."""
+_REQUEST = bot_pb.ActionRequest
+_OBSERVATION = wire.number_of(_REQUEST, "observation")
+
+
+def match_field(match_id: str) -> bytes:
+    """`ActionRequest.match_id` set to `match_id`, encoded (once per seat)."""
+    return wire.embedded(wire.number_of(_REQUEST, "match_id"), match_id.encode())
+
+
+def request_body(match: bytes, encoder: convert.Encoder, move: MoveRequest, legal: LegalActions) -> bytes:
+    """The fields of the ActionRequest for `move` that the seat knows, encoded: its match (`match_field`), the
+    observation and the legal actions. The session adds the request id and the time left (`Session.request`)."""
+    return b"".join(
+        [
+            match,
+            wire.embedded(_OBSERVATION, encoder.encode_bytes(move.observation)),
+            *[legal[action] for action in move.legal_actions],
+        ]
+    )
+
+
+class LegalActions(dict[int, bytes]):
+    """Every action of one game as an element of `ActionRequest.legal_actions`, encoded on first use."""
 
     def __init__(self, game: Game) -> None:
         super().__init__()
         self.game = game
 
-    def __missing__(self, action: int) -> pb.LegalAction:
-        message = pb.LegalAction(id=action, text=self.game.action_text(action))
-        self[action] = message
-        return message
+    def __missing__(self, action: int) -> bytes:
+        encoded = bot_pb.ActionRequest(
+            legal_actions=[pb.LegalAction(id=action, text=self.game.action_text(action))]
+        ).SerializeToString()
+        self[action] = encoded
+        return encoded
 
 
 _TABLES: dict[str, LegalActions] = {}

@@ -19,6 +19,7 @@ from typing import Any
 import grpc
 
 from arena import metrics
+from arena import protowire as wire
 from arena.match.seats import SeatGone
 from arena.node.fds import FdBudget
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -117,17 +118,35 @@ class Hangup:
     status: grpc.StatusCode = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+_ACTION_REQUEST = wire.key(wire.number_of(bot_pb.ConnectResponse, "action_request"), wire.LENGTH_DELIMITED)
+_REQUEST_ID = wire.number_of(bot_pb.ActionRequest, "request_id")
+_TIME_LEFT = wire.number_of(bot_pb.ActionRequest, "time_left_ms")
+
+
 @dataclass
 class Pending:
     """An ActionRequest sent and not yet answered."""
 
     match_id: str
-    message: bot_pb.ActionRequest
+    request_id: int
+    body: bytes
+    """The request's other fields, encoded: its match id, observation and legal actions."""
     deadline: float
     """time.monotonic() at which the answer is late."""
     answer: asyncio.Future[int]
     debug: str = ""
     """The answer's debug text (`Action.debug`), set with the answer."""
+
+    def encoded(self, time_left: float) -> bytes:
+        """The ConnectResponse carrying this request, with `time_left` seconds to answer it."""
+        request = b"".join(
+            [
+                self.body,
+                wire.unsigned_field(_REQUEST_ID, self.request_id),
+                wire.unsigned_field(_TIME_LEFT, max(0, int(time_left * 1000))),
+            ]
+        )
+        return _ACTION_REQUEST + wire.varint(len(request)) + request
 
 
 class Session:
@@ -158,7 +177,8 @@ class Session:
         self._streams = 0
         self.started: dict[str, bot_pb.MatchStarted] = {}
         """The MatchStarted of each running match, sent again to a resuming stream."""
-        self._outbox: collections.deque[bot_pb.ConnectResponse | Hangup] = collections.deque()
+        self._outbox: collections.deque[bot_pb.ConnectResponse | bytes | Hangup] = collections.deque()
+        """What the stream writer sends next: a message, an encoded ActionRequest (bytes), or where to hang up."""
         self._wake = asyncio.Event()
         self._grace: asyncio.TimerHandle | None = None
         self._request_ids = 0
@@ -184,7 +204,7 @@ class Session:
 
     # -- sending ------------------------------------------------------------------------------
 
-    def send(self, message: bot_pb.ConnectResponse) -> None:
+    def send(self, message: bot_pb.ConnectResponse | bytes) -> None:
         if not self.gone:
             self._outbox.append(message)
             self._wake.set()
@@ -202,7 +222,7 @@ class Session:
             self._outbox.append(Hangup(reason, status))
             self._wake.set()
 
-    async def next_message(self, stream: int) -> bot_pb.ConnectResponse | Hangup | None:
+    async def next_message(self, stream: int) -> bot_pb.ConnectResponse | bytes | Hangup | None:
         """The next message for stream number `stream`; None once another stream took over or the session ended."""
         while True:
             if self.stream != stream or self.gone:
@@ -214,18 +234,18 @@ class Session:
 
     # -- requests -----------------------------------------------------------------------------
 
-    def request(self, match_id: str, response: bot_pb.ConnectResponse, time_left: float) -> Pending:
-        """Send an ActionRequest (its request id is set here) and return what awaits the answer."""
+    def request(self, match_id: str, body: bytes, time_left: float) -> Pending:
+        """Send an ActionRequest and return what awaits the answer. `body` encodes its match id, observation
+        and legal actions; its request id and time left are set here."""
         if self.gone:
             if self.ended is not None:
                 raise SeatGone(str(self.ended), self.ended.kind)
             raise SeatGone(f"the session of {self.bot} is gone")
         self._request_ids += 1
-        message = response.action_request
-        message.request_id = self._request_ids
-        pending = Pending(match_id, message, time.monotonic() + time_left, asyncio.get_running_loop().create_future())
-        self.pending[message.request_id] = pending
-        self.send(response)
+        loop = asyncio.get_running_loop()
+        pending = Pending(match_id, self._request_ids, body, time.monotonic() + time_left, loop.create_future())
+        self.pending[pending.request_id] = pending
+        self.send(pending.encoded(time_left))
         return pending
 
     def answer(self, action: bot_pb.Action) -> None:
@@ -276,8 +296,12 @@ class Session:
             self._grace = None
         self._streams += 1
         self.stream = self._streams
-        repeated = ("action_request", "match_started")
-        kept = [m for m in self._outbox if not isinstance(m, Hangup) and m.WhichOneof("message") not in repeated]
+        # Requests (the bytes) and MatchStarted messages are sent again below, as they stand now.
+        kept = [
+            m
+            for m in self._outbox
+            if isinstance(m, bot_pb.ConnectResponse) and m.WhichOneof("message") != "match_started"
+        ]
         self._outbox.clear()
         self._outbox.append(bot_pb.ConnectResponse(welcome=welcome))
         for match_id in sorted(self.matches):
@@ -288,8 +312,7 @@ class Session:
         now = time.monotonic()
         for pending in self.pending.values():
             if not pending.answer.done():
-                pending.message.time_left_ms = max(0, int((pending.deadline - now) * 1000))
-                self._outbox.append(bot_pb.ConnectResponse(action_request=pending.message))
+                self._outbox.append(pending.encoded(pending.deadline - now))
         self._wake.set()
         return self.stream
 

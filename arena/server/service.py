@@ -82,6 +82,23 @@ def server_version() -> str:
         return "unknown"
 
 
+def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
+    """Serve BotService; a response given as bytes is already encoded (an ActionRequest, see Session.request)."""
+    handlers = {
+        "Connect": grpc.stream_stream_rpc_method_handler(
+            servicer.Connect,
+            request_deserializer=bot_pb.ConnectRequest.FromString,
+            response_serializer=_response_bytes,
+        )
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("arena.v1.BotService", handlers),))
+    server.add_registered_method_handlers("arena.v1.BotService", handlers)
+
+
+def _response_bytes(message: bot_pb.ConnectResponse | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 @guard_rpcs(bot_pb.DESCRIPTOR.services_by_name["BotService"])
 class BotServicer(bot_grpc.BotServiceServicer):
     """BotService.Connect: one stream per bot process, resumable within the grace period."""

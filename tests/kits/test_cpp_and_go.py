@@ -40,13 +40,14 @@ async def test_the_kit_resumes_its_session_after_cut_streams_and_finishes_withou
     errors: list[bot_pb.Error] = []
     send, attach = Session.send, Session.attach
 
-    def cutting_send(self: Session, message: bot_pb.ConnectResponse) -> None:
+    def cutting_send(self: Session, message: bot_pb.ConnectResponse | bytes) -> None:
         send(self, message)
-        if message.WhichOneof("message") == "error":
+        kind = _kind(message)
+        if kind == "error":
+            assert isinstance(message, bot_pb.ConnectResponse)
             errors.append(message.error)
         # Cut the stream right behind a request, three streams once each: the bot can hardly
         # answer the request on the stream it came by.
-        kind = message.WhichOneof("message")
         if self.bot == name and self.attached and kind == "action_request" and self.stream not in cut and len(cut) < 3:
             cut.add(self.stream)
             self.hang_up(self.stream, "cut by the test")
@@ -85,12 +86,12 @@ async def test_the_kit_plays_matches_of_all_three_games_at_once_on_one_session(
     tokens = await register(arena, name)
     # The bot's first request of each match is held back until all three matches have one: it
     # then holds three requests of three matches at once, and must answer them all.
-    held: list[tuple[Session, bot_pb.ConnectResponse]] = []
+    held: list[tuple[Session, bot_pb.ConnectResponse | bytes]] = []
     sessions: set[str] = set()
     send = Session.send
 
-    def holding_send(self: Session, message: bot_pb.ConnectResponse) -> None:
-        if self.bot == name and message.WhichOneof("message") == "action_request":
+    def holding_send(self: Session, message: bot_pb.ConnectResponse | bytes) -> None:
+        if self.bot == name and _kind(message) == "action_request":
             sessions.add(self.id)
             if len(held) < 3:
                 held.append((self, message))
@@ -173,3 +174,10 @@ async def test_the_kit_plays_sensible_board13_moves_and_beats_random_play(
     # 2 points for a win, 1 for a draw: capturing first and holding the centre wins nearly always
     # (8 of 8 in the runs measured), with either colour.
     assert points.count(2) >= 6, points
+
+
+def _kind(message: bot_pb.ConnectResponse | bytes) -> str | None:
+    """The kind of a message a session sends (an ActionRequest goes out encoded, as bytes)."""
+    decoded = bot_pb.ConnectResponse.FromString(message) if isinstance(message, bytes) else message
+    kind: str | None = decoded.WhichOneof("message")
+    return kind

@@ -43,9 +43,11 @@ def delivered(monkeypatch: pytest.MonkeyPatch) -> Iterator[Sent]:
     captured: Sent = []
     original = Session.next_message
 
-    async def next_message(self: Session, stream: int) -> bot_pb.ConnectResponse | Hangup | None:
+    async def next_message(self: Session, stream: int) -> bot_pb.ConnectResponse | bytes | Hangup | None:
         message = await original(self, stream)
-        if isinstance(message, bot_pb.ConnectResponse):
+        if isinstance(message, bytes):  # an encoded ActionRequest
+            captured.append((self.bot, bot_pb.ConnectResponse.FromString(message)))
+        elif isinstance(message, bot_pb.ConnectResponse):
             copy = bot_pb.ConnectResponse()
             copy.CopyFrom(message)
             captured.append((self.bot, copy))

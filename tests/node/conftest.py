@@ -70,6 +70,8 @@ class BotDriver:
 
     async def _read(self, stream: int) -> None:
         while (message := await self.session.next_message(stream)) is not None:
+            if isinstance(message, bytes):  # an encoded ActionRequest: read it as the bot would
+                message = bot_pb.ConnectResponse.FromString(message)
             self.received.append(message)
             if self.answering and not isinstance(message, Hangup) and message.HasField("action_request"):
                 self.answer(message.action_request, self.action_id)

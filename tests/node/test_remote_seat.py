@@ -177,5 +177,6 @@ async def test_every_match_of_one_game_shares_one_table_of_legal_actions() -> No
     assert legal_actions_of(make_game("friday13", players=3)) is table
     assert legal_actions_of(make_game("friday13", players=4)) is not table, "parameters make another game"
     action = GAME.new_match(b"seed").legal_actions()[0]
-    assert table[action].id == action and table[action].text == GAME.action_text(action)
-    assert table[action] is table[action], "each action's message is made once"
+    (legal,) = bot_pb.ActionRequest.FromString(table[action]).legal_actions
+    assert legal.id == action and legal.text == GAME.action_text(action)
+    assert table[action] is table[action], "each action's encoding is made once"

@@ -38,9 +38,13 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, bot_pb.Con
     captured: list[tuple[str, bot_pb.ConnectResponse]] = []
     original = Session.send
 
-    def send(self: Session, message: bot_pb.ConnectResponse) -> None:
+    def send(self: Session, message: bot_pb.ConnectResponse | bytes) -> None:
+        # As the bot reads it (a request goes out encoded), and as it was then: a message may change later.
         copy = bot_pb.ConnectResponse()
-        copy.CopyFrom(message)
+        if isinstance(message, bytes):
+            copy.ParseFromString(message)
+        else:
+            copy.CopyFrom(message)
         captured.append((self.bot, copy))
         original(self, message)
 

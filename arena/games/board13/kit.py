@@ -58,10 +58,13 @@ class Board13Encoder:
 
     def encode(self, obs: Board13Observation) -> pb.Observation:
         message = pb.Observation()
-        self.encode_into(obs, message)
+        self._encode_into(obs, message)
         return message
 
-    def encode_into(self, obs: Board13Observation, message: pb.Observation) -> None:
+    def encode_bytes(self, obs: Board13Observation) -> bytes:
+        return self.encode(obs).SerializeToString()
+
+    def _encode_into(self, obs: Board13Observation, message: pb.Observation) -> None:
         public = self._template
         scenario = obs.scenario
         played = len(self._played)
