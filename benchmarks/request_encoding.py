@@ -5,7 +5,7 @@
 Random matches are played first and, at every move, the mover's observation and legal actions are
 kept. Then, repeats alternating, each move's whole ConnectResponse is made into bytes
 - `pieces`: as the node does (`arena.node.remote_seat.request_body`, `Session.request`): one encoder
-  per match, in match order, keeps each part's encoding and joins them (arena.wire.protowire);
+  per match, in match order, keeps each part's encoding and joins them (arena.protowire);
 - `library`: the message built whole from protobuf objects and serialized by the library, the
   plain way (`whole_request`), the reference.
 Both give the same message (tests/protocol/test_wire_encoding.py). Prints microseconds a request,

@@ -86,7 +86,7 @@ class CardEncoder:
     Within a round the moves and collected cards only grow and a pile only grows or restarts, so
     the encoder keeps each part's encoding and renews a part when it changes: a move adds its
     element to the moves, a pile or a seat's taken cards is encoded again when it changes. An
-    observation is then those parts joined with its seat's hand (see arena.wire.protowire).
+    observation is then those parts joined with its seat's hand (see arena.protowire).
     Observations must come in the order of the match (any seat's, or public views).
     """
 

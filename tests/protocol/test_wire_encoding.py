@@ -1,4 +1,4 @@
-"""Requests go out as pieces encoded once and joined (arena.wire.protowire): what a bot parses must be
+"""Requests go out as pieces encoded once and joined (arena.protowire): what a bot parses must be
 the very message the protobuf library would have built, field for field. The reference builds it
 whole, as benchmarks/request_encoding.py's reference does."""
 
