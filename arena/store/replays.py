@@ -82,7 +82,7 @@ def _replay_form(record: Any, text: bytes) -> bytes | None:
         return None
     payload = _deflate(compact_json(header).encode() + b"\n" + actions + columns)
     try:
-        if compact_json(_replayed(payload, "")).encode() == text:
+        if _replayed_text(payload, "")[1] == text:
             return payload
     except CorruptReplay:
         pass
@@ -91,6 +91,12 @@ def _replay_form(record: Any, text: bytes) -> bytes | None:
 
 def _replayed(payload: bytes, match_id: str) -> dict[str, Any]:
     """The record the re-play form's payload stands for, re-played under the rules."""
+    return _replayed_text(payload, match_id)[0]
+
+
+def _replayed_text(payload: bytes, match_id: str) -> tuple[dict[str, Any], bytes]:
+    """The record the re-play form's payload stands for, re-played under the rules, and its JSON text (which
+    its CRC is checked against: the writer compares it with the record's own, so it is made once)."""
     try:
         head, _, actions = _inflate(payload).partition(b"\n")
         header = json.loads(head)
@@ -118,11 +124,12 @@ def _replayed(payload: bytes, match_id: str) -> dict[str, Any]:
         raise CorruptReplay(
             f"the stored replay of match {match_id} does not re-play ({len(payload) + 1} bytes: {error})"
         ) from None
-    if zlib.crc32(compact_json(record).encode()) != header.get("crc"):
+    text = compact_json(record).encode()
+    if zlib.crc32(text) != header.get("crc"):
         raise CorruptReplay(
             f"the stored replay of match {match_id} re-plays to a different record under these rules (CRC mismatch)"
         )
-    return record
+    return record, text
 
 
 _CLOCK_KEYS = ("per_move_ms", "bank_ms", "moves", "strikes")
