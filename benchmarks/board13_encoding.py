@@ -3,9 +3,10 @@
     python benchmarks/board13_encoding.py [--matches 20] [--repeats 7] [--scenario crossfire]
 
 Random matches of a scenario are played first and the mover's observation at every ply is kept.
-Then, repeats alternating, each observation is encoded into its message
+Then, repeats alternating, each observation is encoded into the bytes a request carries
 - `incremental`: by one encoder per match, in match order, as the node's match does
-  (`arena.wire.convert.encoder_for`): the public part is kept from the last position and copied;
+  (`arena.wire.convert.encoder_for`): the public part is kept from the last position and
+  serialized, the seat's field after it;
 - `from scratch`: by a fresh encoder each, which builds the 49 fields and the moves so far anew,
   as every observation was encoded before the encoder kept anything.
 Prints microseconds an observation, the best repeat of each, and their ratio.
@@ -45,7 +46,7 @@ def incremental(game: Board13, played: Sequence[Sequence[Board13Observation]]) -
     for match in played:
         encoder = convert.encoder_for(game)
         for observation in match:
-            encoder.encode(observation)
+            encoder.encode_bytes(observation)
     return time.perf_counter() - started
 
 
@@ -53,7 +54,7 @@ def from_scratch(game: Board13, played: Sequence[Sequence[Board13Observation]]) 
     started = time.perf_counter()
     for match in played:
         for observation in match:
-            convert.encoder_for(game).encode(observation)
+            convert.encoder_for(game).encode_bytes(observation)
     return time.perf_counter() - started
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
+from arena import protowire as wire
 from arena.games.base import Action, Game
 from arena.games.board13.board import FIXED, MONUMENT, NAMES, OWNER
 from arena.games.board13.render import board_layout
@@ -41,8 +42,8 @@ class Board13Encoder:
 
     A move changes a few of the 49 fields and adds one to the moves so far, so the encoder keeps the
     public part of the last message (the whole position: board13 hides nothing) and brings only that
-    up to date; each seat's message is then one copy of it with the seat set. Positions must come in
-    the order of the match (any seat's, or public views), as `encoder_for` says.
+    up to date; each seat's message is then its encoding followed by the seat's field. Positions must
+    come in the order of the match (any seat's, or public views), as `encoder_for` says.
     """
 
     __slots__ = ("_board", "_moves", "_played", "_scenario", "_template", "game")
@@ -57,14 +58,17 @@ class Board13Encoder:
         """The moves in the template: their count, or a move of another history, restarts it."""
 
     def encode(self, obs: Board13Observation) -> pb.Observation:
-        message = pb.Observation()
-        self._encode_into(obs, message)
-        return message
+        return pb.Observation.FromString(self.encode_bytes(obs))
 
     def encode_bytes(self, obs: Board13Observation) -> bytes:
-        return self.encode(obs).SerializeToString()
+        """The encoding of `obs` as an `Observation` message: the kept position's, then the seat's field
+        (a parser merges the two into one Board13Observation; see arena.protowire)."""
+        self._update(obs)
+        body = self._template.SerializeToString() + _seat_field(obs.seat)
+        return _OBSERVATION_BOARD13 + wire.varint(len(body)) + body
 
-    def _encode_into(self, obs: Board13Observation, message: pb.Observation) -> None:
+    def _update(self, obs: Board13Observation) -> None:
+        """Bring the kept position (every field but the seat) up to `obs`."""
         public = self._template
         scenario = obs.scenario
         played = len(self._played)
@@ -96,9 +100,6 @@ class Board13Encoder:
             public.ClearField("current_player")  # nobody is to move: the match is over
         public.passes = obs.passes
         public.scores[:] = obs.scores
-        view = message.board13
-        view.CopyFrom(public)
-        view.seat = obs.seat
 
     def _start(self, obs: Board13Observation) -> None:
         """The template from scratch: a new match, or positions that do not follow the last one."""
@@ -123,6 +124,14 @@ class Board13Encoder:
             move = pb.Board13Move(seat=seat, action_id=action, text=self.game.action_text(action))
             self._moves[seat, action] = move
         return move
+
+
+_OBSERVATION_BOARD13 = wire.key(wire.number_of(pb.Observation, "board13"), wire.LENGTH_DELIMITED)
+
+
+@cache
+def _seat_field(seat: int) -> bytes:
+    return wire.signed_field(wire.number_of(pb.Board13Observation, "seat"), seat)
 
 
 def _current_player(message: pb.Board13Observation) -> int:
