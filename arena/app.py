@@ -118,7 +118,7 @@ class ServerConfig:
     """Where Prometheus reads /metrics, on `http_host` (0: any free port); None: no endpoint. Under
     `--workers N` the supervisor serves it, adding up its workers' values."""
     event_loop: str = "asyncio"
-    """The node's event loop: "asyncio", or "uvloop" (6-9% less CPU a move, README "Speed")."""
+    """The node's event loop: "asyncio", or "uvloop" (their CPU a move: docs/BENCHMARKS.md)."""
     log_format: LogFormat = LogFormat.TEXT
     """How the node writes its log lines to stderr: for people, or one JSON object a line (arena/logs.py)."""
 

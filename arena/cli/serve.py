@@ -193,7 +193,7 @@ from arena.wire.address import DEFAULT_HOST, DEFAULT_PORT
     show_default=True,
     cls=EnvOption,
     envvar="ARENA_EVENT_LOOP",
-    help="The node's event loop: uvloop spends 6-9% less CPU a move (env ARENA_EVENT_LOOP).",
+    help="The node's event loop (env ARENA_EVENT_LOOP); docs/BENCHMARKS.md compares their CPU a move.",
 )
 def serve(
     no_web: bool,
