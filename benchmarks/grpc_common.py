@@ -38,12 +38,19 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process `pid` has used so far (its own, not its children's)."""
-    with open(f"/proc/{pid}/stat") as stat:
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """User plus system CPU time the process `pid` has used so far (its own, not its children's), or only its
+    thread `thread`."""
+    with open(f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     # After the command name: state is field 3, utime and stime are fields 14 and 15.
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loop_thread_seconds(pid: int) -> float:
+    """User plus system CPU time of the main thread of process `pid`: an asyncio server's event loop thread.
+    The rest of the process's time is its other threads': gRPC's poller and its core's I/O threads."""
+    return cpu_seconds(pid, thread=pid)
 
 
 @contextlib.contextmanager

@@ -8,7 +8,9 @@ once. The benchmark keeps `--matches` matches running for `--seconds`, starting 
 each ends, and counts the moves of the matches that ended; then it lets the running ones end.
 Everything shares this machine's cores: the server (engine, checks, conversion, Redis writes)
 and the bots alike. The server's CPU per move is its process's CPU time over the window
-divided by the moves counted.
+divided by the moves counted, and its event loop thread's share of it: the other threads are
+gRPC's (its poller, its core's I/O), so what the arena's own Python costs shows as the loop
+thread's CPU beyond the bare server's (the last line).
 
 The reference is bare gRPC in the same shape: the echo server of grpc_latency.py and four
 client processes, one stream each, with `--matches / 4` messages in flight per stream. Arena
@@ -34,6 +36,7 @@ from grpc_common import (
     bearer,
     cpu_seconds,
     free_port,
+    loop_thread_seconds,
     register_bots,
     start_bot_processes,
     wait_connected,
@@ -61,6 +64,8 @@ class Figures(NamedTuple):
     """Moves (or round trips) per second."""
     server_cpu: float
     """CPU seconds of the server process per move."""
+    server_loop: float
+    """Of those, its event loop thread's: the rest is gRPC's other threads (its poller, its core's I/O)."""
     client_cpu: float
     """CPU seconds of the bot (or client) processes per move."""
 
@@ -81,7 +86,7 @@ async def measure(address: str, server_pid: int, bot_pids: list[int], matches: i
             running.difference_update(done)
             return len(done)
 
-        cpu, bots_cpu = cpu_seconds(server_pid), sum(map(cpu_seconds, bot_pids))
+        cpu, loop, bots_cpu = cpu_seconds(server_pid), loop_thread_seconds(server_pid), sum(map(cpu_seconds, bot_pids))
         started = time.perf_counter()
         moves = 0
         while time.perf_counter() - started < seconds:
@@ -91,12 +96,13 @@ async def measure(address: str, server_pid: int, bot_pids: list[int], matches: i
             await asyncio.sleep(POLL)
             moves += MOVES_PER_MATCH * await ended()
         elapsed = time.perf_counter() - started
-        cpu, bots_cpu = cpu_seconds(server_pid) - cpu, sum(map(cpu_seconds, bot_pids)) - bots_cpu
+        cpu, loop = cpu_seconds(server_pid) - cpu, loop_thread_seconds(server_pid) - loop
+        bots_cpu = sum(map(cpu_seconds, bot_pids)) - bots_cpu
         while running:
             await asyncio.sleep(POLL)
             await ended()
         moves = max(1, moves)
-        return Figures(moves / elapsed, cpu / moves, bots_cpu / moves)
+        return Figures(moves / elapsed, cpu / moves, loop / moves, bots_cpu / moves)
 
 
 async def bare_client(address: str, in_flight: int, seconds: float) -> None:
@@ -126,7 +132,7 @@ def bare_grpc(in_flight: int, seconds: float, client_loop: str = "asyncio") -> F
     )
     try:
         assert echo.stdout is not None and echo.stdout.readline().strip() == "ready"
-        cpu = cpu_seconds(echo.pid)
+        cpu, loop = cpu_seconds(echo.pid), loop_thread_seconds(echo.pid)
         clients = [
             subprocess.Popen(
                 [
@@ -144,10 +150,13 @@ def bare_grpc(in_flight: int, seconds: float, client_loop: str = "asyncio") -> F
             for _ in BOTS
         ]
         outputs = [client.communicate()[0].split() for client in clients]
-        cpu = cpu_seconds(echo.pid) - cpu
+        cpu, loop = cpu_seconds(echo.pid) - cpu, loop_thread_seconds(echo.pid) - loop
         trips = max(1, sum(int(trips) for _, trips, _ in outputs))
         return Figures(
-            sum(float(rate) for rate, _, _ in outputs), cpu / trips, sum(float(used) for _, _, used in outputs) / trips
+            sum(float(rate) for rate, _, _ in outputs),
+            cpu / trips,
+            loop / trips,
+            sum(float(used) for _, _, used in outputs) / trips,
         )
     finally:
         echo.terminate()
@@ -160,8 +169,8 @@ def median_figures(runs: list[Figures]) -> Figures:
 
 def show(figures: Figures, unit: str, one: str) -> str:
     return (
-        f"{figures.rate:,.0f} {unit}/s; CPU per {one}: server {figures.server_cpu * 1e6:.0f} µs, "
-        f"bots {figures.client_cpu * 1e6:.0f} µs"
+        f"{figures.rate:,.0f} {unit}/s; CPU per {one}: server {figures.server_cpu * 1e6:.0f} µs "
+        f"(its event loop thread {figures.server_loop * 1e6:.0f} µs), bots {figures.client_cpu * 1e6:.0f} µs"
     )
 
 
@@ -222,6 +231,11 @@ def main() -> None:
     if uvloop_bare:
         print(f"bare, clients on uvloop, medians: {show(median_figures(uvloop_bare), 'round trips', 'round trip')}")
     print(f"arena / bare (medians): {middle.rate / reference.rate:.2f}")
+    print(
+        "the server's CPU a move beyond bare's (medians): "
+        f"event loop thread {(middle.server_loop - reference.server_loop) * 1e6:+.0f} µs, gRPC's other threads "
+        f"{(middle.server_cpu - middle.server_loop - reference.server_cpu + reference.server_loop) * 1e6:+.0f} µs"
+    )
     print(f"load average at end: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
 
 
