@@ -119,6 +119,10 @@ class Hangup:
 
 
 _ACTION_REQUEST = wire.key(wire.number_of(bot_pb.ConnectResponse, "action_request"), wire.LENGTH_DELIMITED)
+_ACTION_REQUESTS = wire.key(wire.number_of(bot_pb.ConnectResponse, "action_requests"), wire.LENGTH_DELIMITED)
+_BATCHED_REQUEST = wire.key(wire.number_of(bot_pb.ActionRequests, "requests"), wire.LENGTH_DELIMITED)
+MAX_BATCH_BYTES = 1 << 20
+"""A batch of ActionRequests stops growing at this size (the node sends messages of up to 16 MiB)."""
 _REQUEST_ID = wire.number_of(bot_pb.ActionRequest, "request_id")
 _TIME_LEFT = wire.number_of(bot_pb.ActionRequest, "time_left_ms")
 
@@ -162,6 +166,8 @@ class Session:
         self.exclusive = exclusive
         """Started for one match that names it (a new version's validation): no other match seats it, here or elsewhere."""
         self.games = frozenset(hello.games)
+        self.batches = hello.batches
+        """The bot reads several waiting ActionRequests in one message (`Hello.batches`)."""
         self.max_matches = max(1, hello.max_matches)
         self.join_ladder = hello.join_ladder
         self.client = hello.client
@@ -228,9 +234,27 @@ class Session:
             if self.stream != stream or self.gone:
                 return None
             if self._outbox:
-                return self._outbox.popleft()
+                first = self._outbox.popleft()
+                if self.batches and isinstance(first, bytes) and self._outbox and isinstance(self._outbox[0], bytes):
+                    return self._batch(first)
+                return first
             self._wake.clear()
             await self._wake.wait()
+
+    def _batch(self, first: bytes) -> bytes:
+        """`first` and the ActionRequests queued after it, as one ConnectResponse (`action_requests`).
+
+        A queued request is a ConnectResponse holding one field, `action_request`; it becomes an element of
+        the batch's `requests` by its key alone, as both are the same request after the same length."""
+        parts = [_BATCHED_REQUEST, first[len(_ACTION_REQUEST) :]]
+        size = len(first)
+        while self._outbox and isinstance(self._outbox[0], bytes) and size + len(self._outbox[0]) <= MAX_BATCH_BYTES:
+            queued = self._outbox.popleft()
+            assert isinstance(queued, bytes)
+            parts += (_BATCHED_REQUEST, queued[len(_ACTION_REQUEST) :])
+            size += len(queued)
+        body = b"".join(parts)
+        return _ACTION_REQUESTS + wire.varint(len(body)) + body
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -280,12 +304,10 @@ class Session:
         pending.debug = action.debug
         pending.answer.set_result(action.action_id)
 
-    def is_answer(self, message: Any) -> bool:
-        """Whether a bot message answers a pending request (those never count as flooding)."""
-        if message.WhichOneof("message") != "action":
-            return False
-        pending = self.pending.get(message.action.request_id)
-        return pending is not None and pending.match_id == message.action.match_id and not pending.answer.done()
+    def is_answer(self, action: bot_pb.Action) -> bool:
+        """Whether a bot's Action answers a pending request (those never count as flooding)."""
+        pending = self.pending.get(action.request_id)
+        return pending is not None and pending.match_id == action.match_id and not pending.answer.done()
 
     # -- streams ------------------------------------------------------------------------------
 

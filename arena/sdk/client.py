@@ -37,6 +37,9 @@ from arena.wire.address import DEFAULT_SERVER
 log = logging.getLogger("arena.sdk")
 
 CLIENT_NAME = "arena-sdk-python/0.1"
+MAX_BATCH = 64
+"""Answers sent in one Actions message at most: 64 with a full debug text each (1 KiB) stay far below the
+arena's 1 MiB a message."""
 FATAL = (
     grpc.StatusCode.UNAUTHENTICATED,
     grpc.StatusCode.PERMISSION_DENIED,
@@ -250,6 +253,7 @@ class Client:
                 join_ladder=self.ladder,
                 resume_session_id=self.session_id,
                 client=CLIENT_NAME,
+                batches=True,
             )
             self._call = call
             writer: asyncio.Task[None] | None = None
@@ -265,11 +269,10 @@ class Client:
                     raise NoWelcome(f"no Welcome within {self.connect_timeout:g} s") from None
                 # Answers go out from their own task, in order, while the next requests are read: the reads
                 # do not wait for each write to complete, and gRPC's completions can reach the loop together.
-                outbox: asyncio.Queue[bot_pb.ConnectRequest] = asyncio.Queue()
+                outbox: asyncio.Queue[bot_pb.Action] = asyncio.Queue()
                 writer = asyncio.create_task(self._write(call, outbox))
                 while message is not grpc.aio.EOF:
-                    reply = self._handle(message)
-                    if reply is not None:
+                    for reply in self._handle(message):
                         outbox.put_nowait(reply)
                     message = await call.read()
             except asyncio.CancelledError:
@@ -282,11 +285,18 @@ class Client:
                     writer.cancel()
 
     @staticmethod
-    async def _write(call: Any, outbox: asyncio.Queue[bot_pb.ConnectRequest]) -> None:
-        """Send the answers in the order they were made; a broken stream ends the reads too."""
+    async def _write(call: Any, outbox: asyncio.Queue[bot_pb.Action]) -> None:
+        """Send the answers in the order they were made: those made while the last write went out together,
+        in one Actions message (up to MAX_BATCH), never waiting for more; a broken stream ends the reads too."""
         try:
             while True:
-                await call.write(await outbox.get())
+                actions = [await outbox.get()]
+                while not outbox.empty() and len(actions) < MAX_BATCH:
+                    actions.append(outbox.get_nowait())
+                if len(actions) == 1:
+                    await call.write(bot_pb.ConnectRequest(action=actions[0]))
+                else:
+                    await call.write(bot_pb.ConnectRequest(actions=bot_pb.Actions(actions=actions)))
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
             return  # the stream ended: the reads see it too, and the session reconnects
         except Exception:
@@ -298,25 +308,35 @@ class Client:
         addresses = self.addresses
         return addresses[self._turn % len(addresses)] if addresses else self.server
 
-    def _handle(self, message: bot_pb.ConnectResponse) -> bot_pb.ConnectRequest | None:
+    def _answer(self, request: bot_pb.ActionRequest) -> bot_pb.Action | None:
+        bot = self.bots.get(request.match_id)
+        if bot is None:
+            log.warning("request %d for unknown match %s ignored", request.request_id, request.match_id)
+            return None
+        turn = Turn(bot.match, request)
+        try:
+            action = bot.act(turn)
+        except Exception:
+            log.exception("the bot failed in match %s; playing its first legal action", request.match_id)
+            action = turn.legal_actions[0]
+        return bot_pb.Action(
+            match_id=request.match_id, request_id=request.request_id, action_id=action, debug=turn.debug_text
+        )
+
+    def _handle(self, message: bot_pb.ConnectResponse) -> list[bot_pb.Action]:
+        """Take one message from the arena; the answers it asks for, in order."""
         kind = message.WhichOneof("message")
         if kind == "action_request":
-            request = message.action_request
-            bot = self.bots.get(request.match_id)
-            if bot is None:
-                log.warning("request %d for unknown match %s ignored", request.request_id, request.match_id)
-                return None
-            turn = Turn(bot.match, request)
-            try:
-                action = bot.act(turn)
-            except Exception:
-                log.exception("the bot failed in match %s; playing its first legal action", request.match_id)
-                action = turn.legal_actions[0]
-            return bot_pb.ConnectRequest(
-                action=bot_pb.Action(
-                    match_id=request.match_id, request_id=request.request_id, action_id=action, debug=turn.debug_text
-                )
-            )
+            requests: Sequence[bot_pb.ActionRequest] = [message.action_request]
+        elif kind == "action_requests":
+            requests = message.action_requests.requests
+        else:
+            self._note(message, kind)
+            return []
+        return [action for action in map(self._answer, requests) if action is not None]
+
+    def _note(self, message: bot_pb.ConnectResponse, kind: str | None) -> None:
+        """Take a message that asks for no answer: a match started or ended, a Welcome, an error."""
         if kind == "match_started":
             started = message.match_started
             if started.match_id not in self.bots:
@@ -352,7 +372,6 @@ class Client:
                 bot.on_error(error)
             else:
                 log.warning("arena error %s: %s", bot_pb.ErrorCode.Name(error.code), error.message)
-        return None
 
 
 def _why(error: grpc.aio.AioRpcError) -> str:

@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -97,6 +97,14 @@ def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
 
 def _response_bytes(message: bot_pb.ConnectResponse | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def actions_in(message: bot_pb.ConnectRequest) -> Sequence[bot_pb.Action]:
+    """The Actions a bot's message carries: one, several (`Actions`), or none (a Hello, an empty message)."""
+    kind = message.WhichOneof("message")
+    if kind == "action":
+        return [message.action]
+    return message.actions.actions if kind == "actions" else []
 
 
 @guard_rpcs(bot_pb.DESCRIPTOR.services_by_name["BotService"])
@@ -223,18 +231,22 @@ class BotServicer(bot_grpc.BotServiceServicer):
                     text += f"session waits {session.limits.grace:.0f} s for a Hello that resumes it"
                     ended = Refusal(grpc.StatusCode.CANCELLED, text)
                     break
-                if not session.is_answer(message) and not session.bucket.take():
+                kind = message.WhichOneof("message")
+                actions = actions_in(message)
+                # An answer to a pending request is never flooding; anything else is, each action of a batch alone.
+                unasked = sum(not session.is_answer(action) for action in actions) if actions else 1
+                if unasked and not all(session.bucket.take() for _ in range(unasked)):
                     text = session.limits.flood_text()
                     session.error(bot_pb.ERROR_CODE_FLOOD, text)
                     session.hang_up(stream, text)
                     return None
-                kind = message.WhichOneof("message")
-                if kind == "action":
-                    session.answer(message.action)
+                if actions:
+                    for action in actions:
+                        session.answer(action)
                 elif kind == "hello":
                     session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "a Hello comes only first on a stream; ignored")
                 else:
-                    session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "empty message: set hello or action; ignored")
+                    session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "empty message: set hello, action or actions; ignored")
         session.detach(stream, self.sessions.grace_over)
         return ended
 

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from arena.v1 import messages_pb2 as arena_dot_v1_dot_messages__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/v1/bot_service.proto\x12\x08\x61rena.v1\x1a\x17\x61rena/v1/messages.proto\"a\n\x0e\x43onnectRequest\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x42\t\n\x07message\"k\n\x05Hello\x12\r\n\x05games\x18\x01 \x03(\t\x12\x13\n\x0bmax_matches\x18\x02 \x01(\r\x12\x13\n\x0bjoin_ladder\x18\x03 \x01(\x08\x12\x19\n\x11resume_session_id\x18\x04 \x01(\t\x12\x0e\n\x06\x63lient\x18\x05 \x01(\t\"P\n\x06\x41\x63tion\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x11\n\taction_id\x18\x03 \x01(\r\x12\r\n\x05\x64\x65\x62ug\x18\x04 \x01(\t\"\xf5\x01\n\x0f\x43onnectResponse\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12/\n\rmatch_started\x18\x02 \x01(\x0b\x32\x16.arena.v1.MatchStartedH\x00\x12\x31\n\x0e\x61\x63tion_request\x18\x03 \x01(\x0b\x32\x17.arena.v1.ActionRequestH\x00\x12+\n\x0bmatch_ended\x18\x04 \x01(\x0b\x32\x14.arena.v1.MatchEndedH\x00\x12 \n\x05\x65rror\x18\x05 \x01(\x0b\x32\x0f.arena.v1.ErrorH\x00\x42\t\n\x07message\"\x8b\x01\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\x12\x10\n\x08grace_ms\x18\x04 \x01(\r\x12\x16\n\x0eserver_version\x18\x05 \x01(\t\x12\x1f\n\x17max_messages_per_second\x18\x06 \x01(\r\"\x98\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12 \n\x04game\x18\x02 \x01(\x0b\x32\x12.arena.v1.GameSpec\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05seats\x18\x04 \x03(\t\x12\x17\n\x0fseed_commitment\x18\x05 \x01(\t\x12\x1e\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x0f.arena.v1.Clock\"\xa5\x01\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12*\n\x0bobservation\x18\x03 \x01(\x0b\x32\x15.arena.v1.Observation\x12,\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x15.arena.v1.LegalAction\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\r\"\x8a\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\r\n\x05ranks\x18\x03 \x03(\r\x12*\n\x0btermination\x18\x04 \x01(\x0e\x32\x15.arena.v1.Termination\x12\x0c\n\x04seed\x18\x05 \x01(\t\x12\x11\n\tforfeited\x18\x06 \x03(\r\"a\n\x05\x45rror\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.arena.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\x04*\xe3\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x45RROR_CODE_LATE\x10\x01\x12\x1d\n\x19\x45RROR_CODE_ILLEGAL_ACTION\x10\x02\x12\x1e\n\x1a\x45RROR_CODE_UNKNOWN_REQUEST\x10\x03\x12\x1c\n\x18\x45RROR_CODE_UNKNOWN_MATCH\x10\x04\x12\x1a\n\x16\x45RROR_CODE_BAD_MESSAGE\x10\x05\x12\x14\n\x10\x45RROR_CODE_FLOOD\x10\x06\x12\x16\n\x12\x45RROR_CODE_FORFEIT\x10\x07\x32P\n\nBotService\x12\x42\n\x07\x43onnect\x12\x18.arena.v1.ConnectRequest\x1a\x19.arena.v1.ConnectResponse(\x01\x30\x01\x42W\n\x1aorg.thirteenarena.arena.v1P\x01Z7github.com/thirteen-arena/arena/gen/go/arena/v1;arenav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/v1/bot_service.proto\x12\x08\x61rena.v1\x1a\x17\x61rena/v1/messages.proto\"\x87\x01\n\x0e\x43onnectRequest\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x12$\n\x07\x61\x63tions\x18\x03 \x01(\x0b\x32\x11.arena.v1.ActionsH\x00\x42\t\n\x07message\",\n\x07\x41\x63tions\x12!\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x10.arena.v1.Action\"|\n\x05Hello\x12\r\n\x05games\x18\x01 \x03(\t\x12\x13\n\x0bmax_matches\x18\x02 \x01(\r\x12\x13\n\x0bjoin_ladder\x18\x03 \x01(\x08\x12\x19\n\x11resume_session_id\x18\x04 \x01(\t\x12\x0e\n\x06\x63lient\x18\x05 \x01(\t\x12\x0f\n\x07\x62\x61tches\x18\x06 \x01(\x08\"P\n\x06\x41\x63tion\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x11\n\taction_id\x18\x03 \x01(\r\x12\r\n\x05\x64\x65\x62ug\x18\x04 \x01(\t\"\xaa\x02\n\x0f\x43onnectResponse\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12/\n\rmatch_started\x18\x02 \x01(\x0b\x32\x16.arena.v1.MatchStartedH\x00\x12\x31\n\x0e\x61\x63tion_request\x18\x03 \x01(\x0b\x32\x17.arena.v1.ActionRequestH\x00\x12+\n\x0bmatch_ended\x18\x04 \x01(\x0b\x32\x14.arena.v1.MatchEndedH\x00\x12 \n\x05\x65rror\x18\x05 \x01(\x0b\x32\x0f.arena.v1.ErrorH\x00\x12\x33\n\x0f\x61\x63tion_requests\x18\x06 \x01(\x0b\x32\x18.arena.v1.ActionRequestsH\x00\x42\t\n\x07message\";\n\x0e\x41\x63tionRequests\x12)\n\x08requests\x18\x01 \x03(\x0b\x32\x17.arena.v1.ActionRequest\"\x8b\x01\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\x12\x10\n\x08grace_ms\x18\x04 \x01(\r\x12\x16\n\x0eserver_version\x18\x05 \x01(\t\x12\x1f\n\x17max_messages_per_second\x18\x06 \x01(\r\"\x98\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12 \n\x04game\x18\x02 \x01(\x0b\x32\x12.arena.v1.GameSpec\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05seats\x18\x04 \x03(\t\x12\x17\n\x0fseed_commitment\x18\x05 \x01(\t\x12\x1e\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x0f.arena.v1.Clock\"\xa5\x01\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12*\n\x0bobservation\x18\x03 \x01(\x0b\x32\x15.arena.v1.Observation\x12,\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x15.arena.v1.LegalAction\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\r\"\x8a\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\r\n\x05ranks\x18\x03 \x03(\r\x12*\n\x0btermination\x18\x04 \x01(\x0e\x32\x15.arena.v1.Termination\x12\x0c\n\x04seed\x18\x05 \x01(\t\x12\x11\n\tforfeited\x18\x06 \x03(\r\"a\n\x05\x45rror\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.arena.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\x04*\xe3\x01\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x45RROR_CODE_LATE\x10\x01\x12\x1d\n\x19\x45RROR_CODE_ILLEGAL_ACTION\x10\x02\x12\x1e\n\x1a\x45RROR_CODE_UNKNOWN_REQUEST\x10\x03\x12\x1c\n\x18\x45RROR_CODE_UNKNOWN_MATCH\x10\x04\x12\x1a\n\x16\x45RROR_CODE_BAD_MESSAGE\x10\x05\x12\x14\n\x10\x45RROR_CODE_FLOOD\x10\x06\x12\x16\n\x12\x45RROR_CODE_FORFEIT\x10\x07\x32P\n\nBotService\x12\x42\n\x07\x43onnect\x12\x18.arena.v1.ConnectRequest\x1a\x19.arena.v1.ConnectResponse(\x01\x30\x01\x42W\n\x1aorg.thirteenarena.arena.v1P\x01Z7github.com/thirteen-arena/arena/gen/go/arena/v1;arenav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,26 +33,30 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.bot_service_pb2', 
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\032org.thirteenarena.arena.v1P\001Z7github.com/thirteen-arena/arena/gen/go/arena/v1;arenav1'
-  _globals['_ERRORCODE']._serialized_start=1309
-  _globals['_ERRORCODE']._serialized_end=1536
-  _globals['_CONNECTREQUEST']._serialized_start=65
-  _globals['_CONNECTREQUEST']._serialized_end=162
-  _globals['_HELLO']._serialized_start=164
-  _globals['_HELLO']._serialized_end=271
-  _globals['_ACTION']._serialized_start=273
-  _globals['_ACTION']._serialized_end=353
-  _globals['_CONNECTRESPONSE']._serialized_start=356
-  _globals['_CONNECTRESPONSE']._serialized_end=601
-  _globals['_WELCOME']._serialized_start=604
-  _globals['_WELCOME']._serialized_end=743
-  _globals['_MATCHSTARTED']._serialized_start=746
-  _globals['_MATCHSTARTED']._serialized_end=898
-  _globals['_ACTIONREQUEST']._serialized_start=901
-  _globals['_ACTIONREQUEST']._serialized_end=1066
-  _globals['_MATCHENDED']._serialized_start=1069
-  _globals['_MATCHENDED']._serialized_end=1207
-  _globals['_ERROR']._serialized_start=1209
-  _globals['_ERROR']._serialized_end=1306
-  _globals['_BOTSERVICE']._serialized_start=1538
-  _globals['_BOTSERVICE']._serialized_end=1618
+  _globals['_ERRORCODE']._serialized_start=1525
+  _globals['_ERRORCODE']._serialized_end=1752
+  _globals['_CONNECTREQUEST']._serialized_start=66
+  _globals['_CONNECTREQUEST']._serialized_end=201
+  _globals['_ACTIONS']._serialized_start=203
+  _globals['_ACTIONS']._serialized_end=247
+  _globals['_HELLO']._serialized_start=249
+  _globals['_HELLO']._serialized_end=373
+  _globals['_ACTION']._serialized_start=375
+  _globals['_ACTION']._serialized_end=455
+  _globals['_CONNECTRESPONSE']._serialized_start=458
+  _globals['_CONNECTRESPONSE']._serialized_end=756
+  _globals['_ACTIONREQUESTS']._serialized_start=758
+  _globals['_ACTIONREQUESTS']._serialized_end=817
+  _globals['_WELCOME']._serialized_start=820
+  _globals['_WELCOME']._serialized_end=959
+  _globals['_MATCHSTARTED']._serialized_start=962
+  _globals['_MATCHSTARTED']._serialized_end=1114
+  _globals['_ACTIONREQUEST']._serialized_start=1117
+  _globals['_ACTIONREQUEST']._serialized_end=1282
+  _globals['_MATCHENDED']._serialized_start=1285
+  _globals['_MATCHENDED']._serialized_end=1423
+  _globals['_ERROR']._serialized_start=1425
+  _globals['_ERROR']._serialized_end=1522
+  _globals['_BOTSERVICE']._serialized_start=1754
+  _globals['_BOTSERVICE']._serialized_end=1834
 # @@protoc_insertion_point(module_scope)

@@ -28,26 +28,36 @@ ERROR_CODE_FLOOD: ErrorCode
 ERROR_CODE_FORFEIT: ErrorCode
 
 class ConnectRequest(_message.Message):
-    __slots__ = ("hello", "action")
+    __slots__ = ("hello", "action", "actions")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     action: Action
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    actions: Actions
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., actions: _Optional[_Union[Actions, _Mapping]] = ...) -> None: ...
+
+class Actions(_message.Message):
+    __slots__ = ("actions",)
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("games", "max_matches", "join_ladder", "resume_session_id", "client")
+    __slots__ = ("games", "max_matches", "join_ladder", "resume_session_id", "client", "batches")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     JOIN_LADDER_FIELD_NUMBER: _ClassVar[int]
     RESUME_SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
+    BATCHES_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
     join_ladder: bool
     resume_session_id: str
     client: str
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., join_ladder: _Optional[bool] = ..., resume_session_id: _Optional[str] = ..., client: _Optional[str] = ...) -> None: ...
+    batches: bool
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., join_ladder: _Optional[bool] = ..., resume_session_id: _Optional[str] = ..., client: _Optional[str] = ..., batches: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("match_id", "request_id", "action_id", "debug")
@@ -62,18 +72,26 @@ class Action(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action_id: _Optional[int] = ..., debug: _Optional[str] = ...) -> None: ...
 
 class ConnectResponse(_message.Message):
-    __slots__ = ("welcome", "match_started", "action_request", "match_ended", "error")
+    __slots__ = ("welcome", "match_started", "action_request", "match_ended", "error", "action_requests")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     ACTION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    ACTION_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_started: MatchStarted
     action_request: ActionRequest
     match_ended: MatchEnded
     error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    action_requests: ActionRequests
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., action_requests: _Optional[_Union[ActionRequests, _Mapping]] = ...) -> None: ...
+
+class ActionRequests(_message.Message):
+    __slots__ = ("requests",)
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    requests: _containers.RepeatedCompositeFieldContainer[ActionRequest]
+    def __init__(self, requests: _Optional[_Iterable[_Union[ActionRequest, _Mapping]]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "bot_name", "resumed", "grace_ms", "server_version", "max_messages_per_second")

@@ -35,8 +35,10 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
         await client.aclose()
 
 
-def hello(*games: str, max_matches: int = 4, resume: str = "") -> bot_pb.Hello:
-    return bot_pb.Hello(games=games, max_matches=max_matches, resume_session_id=resume, client="tests/node")
+def hello(*games: str, max_matches: int = 4, resume: str = "", batches: bool = False) -> bot_pb.Hello:
+    return bot_pb.Hello(
+        games=games, max_matches=max_matches, resume_session_id=resume, client="tests/node", batches=batches
+    )
 
 
 class BotDriver:

@@ -147,12 +147,8 @@ async def test_answers_to_unknown_matches_and_requests_are_refused_with_a_reason
     def action(match_id: str, request: int, action_id: int = 0) -> bot_pb.Action:
         return bot_pb.Action(match_id=match_id, request_id=request, action_id=action_id)
 
-    def message(answer: bot_pb.Action) -> bot_pb.ConnectRequest:
-        return bot_pb.ConnectRequest(action=answer)
-
-    assert session.is_answer(message(action("m1", request_id)))
-    assert not session.is_answer(message(action("m2", request_id))), "the right request id of the wrong match"
-    assert not session.is_answer(bot_pb.ConnectRequest(hello=hello()))
+    assert session.is_answer(action("m1", request_id))
+    assert not session.is_answer(action("m2", request_id)), "the right request id of the wrong match"
 
     session.answer(action("m9", request_id))
     session.answer(action("m2", request_id))
@@ -161,7 +157,7 @@ async def test_answers_to_unknown_matches_and_requests_are_refused_with_a_reason
     session.answer(action("m1", request_id, 5))
     session.answer(action("m1", request_id, 6))
     assert pending.answer.result() == 5, "the first answer counts, a second is refused"
-    assert not session.is_answer(message(action("m1", request_id))), "answered: no longer spared the flood limit"
+    assert not session.is_answer(action("m1", request_id)), "answered: no longer spared the flood limit"
 
     errors = [m.error for m in await drain(session, stream) if isinstance(m, bot_pb.ConnectResponse)]
     assert [(e.code, e.match_id, e.request_id) for e in errors] == [
@@ -278,3 +274,45 @@ async def test_exclusive_launches_and_the_registry_listing_and_closing_every_ses
     assert registry.by_id == {} and all(s.gone for s in (validating, hosted, own))
     assert isinstance(pending.answer.exception(), SeatGone)
     assert not own.has_room()
+
+
+async def test_requests_waiting_together_go_in_one_message_to_a_bot_that_reads_batches() -> None:
+    registry = SessionRegistry()
+    batched, _ = registry.open("ann", hello("friday13", batches=True))
+    single, _ = registry.open("bob", hello("friday13"))
+    for session in (batched, single):
+        stream = session.attach(bot_pb.Welcome(session_id=session.id))
+        await drain(session, stream)
+        for match_id in ("m1", "m2", "m3"):
+            session.seated(match_id)
+            ask(session, match_id, time_left=2.0)
+        session.error(bot_pb.ERROR_CODE_BAD_MESSAGE, "between the requests")
+        ask(session, "m1")
+        sent = await drain(session, stream)
+        if session is batched:
+            assert [kind(m) for m in sent] == ["action_requests", "error", "action_request"]
+            first = sent[0]
+            assert isinstance(first, bot_pb.ConnectResponse)
+            requests = first.action_requests.requests
+            assert [r.match_id for r in requests] == ["m1", "m2", "m3"], "in the order they were asked"
+            assert [r.request_id for r in requests] == [1, 2, 3]
+            assert all(1900 <= r.time_left_ms <= 2000 for r in requests)
+        else:
+            assert [kind(m) for m in sent] == ["action_request"] * 3 + ["error", "action_request"]
+
+
+async def test_a_batch_stops_growing_at_its_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = SessionRegistry()
+    session, _ = registry.open("ann", hello("friday13", batches=True))
+    stream = session.attach(bot_pb.Welcome(session_id=session.id))
+    await drain(session, stream)
+    one = len(ask(session, "m0").encoded(5.0))
+    monkeypatch.setattr("arena.node.sessions.MAX_BATCH_BYTES", 2 * one)
+    for number in range(1, 5):
+        ask(session, f"m{number}")
+    sent = await drain(session, stream)
+    sizes = [
+        len(m.action_requests.requests) if isinstance(m, bot_pb.ConnectResponse) and m.action_requests.requests else 1
+        for m in sent
+    ]
+    assert sizes == [2, 2, 1], [kind(m) for m in sent]

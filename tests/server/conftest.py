@@ -145,11 +145,18 @@ class RawBot:
         self.call: Any = None
         self.session_id = ""
 
-    async def connect(self, *, resume: bool = False, games: tuple[str, ...] = (), max_matches: int = 4) -> Any:
+    async def connect(
+        self, *, resume: bool = False, games: tuple[str, ...] = (), max_matches: int = 4, batches: bool = False
+    ) -> Any:
         """Open a stream and say Hello; returns the Welcome."""
         stub = bot_grpc.BotServiceStub(self.channel)
         self.call = stub.Connect(metadata=bearer(self.token))
-        hello = bot_pb.Hello(games=games, max_matches=max_matches, resume_session_id=self.session_id if resume else "")
+        hello = bot_pb.Hello(
+            games=games,
+            max_matches=max_matches,
+            resume_session_id=self.session_id if resume else "",
+            batches=batches,
+        )
         await self.call.write(bot_pb.ConnectRequest(hello=hello))
         welcome = (await self.expect("welcome")).welcome
         self.session_id = welcome.session_id
