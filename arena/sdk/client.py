@@ -175,6 +175,9 @@ class Client:
     """Seconds without a Welcome (from the start, or from losing the stream) after which it gives up (0: no limit)."""
     connect_timeout: float = 10.0
     """Seconds an attempt may take from dialling to the Welcome (the server itself waits 10 s for the Hello)."""
+    prompt: float = 0.002
+    """Seconds the bot may spend answering the requests of one batch before the answers made so far are sent
+    (those made sooner go together, in one message)."""
     say: Callable[[str], None] = field(default_factory=lambda: say_to_stderr)
     """Where the client's lines go: connected, reconnecting and why, giving up."""
     session_id: str = ""
@@ -272,8 +275,7 @@ class Client:
                 outbox: asyncio.Queue[bot_pb.Action] = asyncio.Queue()
                 writer = asyncio.create_task(self._write(call, outbox))
                 while message is not grpc.aio.EOF:
-                    for reply in self._handle(message):
-                        outbox.put_nowait(reply)
+                    await self._take(message, outbox)
                     message = await call.read()
             except asyncio.CancelledError:
                 if self._stop.is_set():
@@ -323,8 +325,10 @@ class Client:
             match_id=request.match_id, request_id=request.request_id, action_id=action, debug=turn.debug_text
         )
 
-    def _handle(self, message: bot_pb.ConnectResponse) -> list[bot_pb.Action]:
-        """Take one message from the arena; the answers it asks for, in order."""
+    async def _take(self, message: bot_pb.ConnectResponse, outbox: asyncio.Queue[bot_pb.Action]) -> None:
+        """Take one message from the arena and queue the answers it asks for, in order. Once answering has
+        taken `prompt` seconds, the writer gets the answers made so far before the next is made: a slow bot's
+        first answer of a batch does not wait for its others."""
         kind = message.WhichOneof("message")
         if kind == "action_request":
             requests: Sequence[bot_pb.ActionRequest] = [message.action_request]
@@ -332,8 +336,15 @@ class Client:
             requests = message.action_requests.requests
         else:
             self._note(message, kind)
-            return []
-        return [action for action in map(self._answer, requests) if action is not None]
+            return
+        since = time.perf_counter()
+        for request in requests:
+            action = self._answer(request)
+            if action is not None:
+                outbox.put_nowait(action)
+            if time.perf_counter() - since > self.prompt:
+                await asyncio.sleep(0)
+                since = time.perf_counter()
 
     def _note(self, message: bot_pb.ConnectResponse, kind: str | None) -> None:
         """Take a message that asks for no answer: a match started or ended, a Welcome, an error."""
