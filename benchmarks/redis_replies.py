@@ -35,18 +35,10 @@ PARSERS = {"python": _AsyncRESP2Parser, "hiredis": _AsyncHiredisParser}
 
 async def fill(socket: str) -> None:
     redis = Redis(unix_socket_path=socket)
-    try:
-        await _fill(redis)
-    finally:
-        await redis.aclose()
-
-
-async def _fill(redis: Redis) -> None:
-    await redis.xadd("events", {"seed": "5eed" * 8})
+    pipe = redis.pipeline(transaction=False)
+    pipe.xadd("events", {"seed": "5eed" * 8})
     for batch in range(20):
-        await redis.xadd(
-            "events", {"a": ",".join(str((batch * 10 + move) % 96) for move in range(10)), "at": batch * 10}
-        )
+        pipe.xadd("events", {"a": ",".join(str((batch * 10 + move) % 96) for move in range(10)), "at": batch * 10})
     for number in range(50):
         summary = {
             "match_id": f"m{number:06d}",
@@ -61,9 +53,13 @@ async def _fill(redis: Redis) -> None:
             "tournament_id": "t-round-robin",
             "node": "host-1234-abcd",
         }
-        await redis.hset(f"match:m{number:06d}", mapping={"summary": json.dumps(summary)})
-    await redis.zadd("leaderboard", {f"bot-{number:03d}": 20.0 + number / 7 for number in range(100)})
-    await redis.set("value", "1")
+        pipe.hset(f"match:m{number:06d}", mapping={"summary": json.dumps(summary)})
+    pipe.zadd("leaderboard", {f"bot-{number:03d}": 20.0 + number / 7 for number in range(100)})
+    pipe.set("value", "1")
+    try:
+        await pipe.execute()
+    finally:
+        await redis.aclose()
 
 
 def reads(redis: Redis) -> dict[str, Callable[[], Awaitable[object]]]:

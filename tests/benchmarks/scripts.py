@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,3 +22,13 @@ def benchmark_module(name: str) -> Iterator[ModuleType]:
         yield importlib.import_module(name)
     finally:
         sys.path.remove(str(BENCHMARKS))
+
+
+def run_script(name: str, *args: str) -> str:
+    """What `python benchmarks/NAME.py ARGS` prints, once it has exited with 0 (else the test fails with its
+    stderr)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / f"{name}.py"), *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
-import sys
 
-from tests.benchmarks.scripts import BENCHMARKS, benchmark_module
+from tests.benchmarks.scripts import benchmark_module, run_script
 
 
 def test_both_ways_play_every_match_to_its_end() -> None:
@@ -20,17 +18,11 @@ def test_both_ways_play_every_match_to_its_end() -> None:
 
 
 def test_the_benchmark_prints_each_way_and_the_difference() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "move_path.py"), "--matches", "2", "--batches", "1", "--repeats", "1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    printed = run_script("move_path", "--matches", "2", "--batches", "1", "--repeats", "1")
     figures = {}
     for way in ("remote", "in-process"):
-        found = re.search(rf"^{way}: (\d+\.\d) µs of CPU a move \(best of 1\)$", done.stdout, re.M)
-        assert found, done.stdout
+        found = re.search(rf"^{way}: (\d+\.\d) µs of CPU a move \(best of 1\)$", printed, re.M)
+        assert found, printed
         figures[way] = float(found.group(1))
-    assert figures["remote"] > figures["in-process"] > 0, done.stdout
-    assert re.search(r"^a remote seat's cost beyond the runner: \d+\.\d µs a move$", done.stdout, re.M), done.stdout
+    assert figures["remote"] > figures["in-process"] > 0, printed
+    assert re.search(r"^a remote seat's cost beyond the runner: \d+\.\d µs a move$", printed, re.M), printed

@@ -4,13 +4,11 @@ docstring says for both parsers."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 from redis.asyncio.connection import DefaultParser
 from redis.utils import HIREDIS_AVAILABLE
 
-from tests.benchmarks.scripts import BENCHMARKS
+from tests.benchmarks.scripts import run_script
 
 
 def test_redis_py_parses_with_hiredis() -> None:
@@ -19,13 +17,7 @@ def test_redis_py_parses_with_hiredis() -> None:
 
 
 def test_the_benchmark_prints_both_parsers_for_every_read() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "redis_replies.py"), "--reads", "64", "--concurrent", "4", "--repeats", "1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    printed = run_script("redis_replies", "--reads", "64", "--concurrent", "4", "--repeats", "1")
     for what in ("events", "summaries", "leaderboard", "value"):
         line = rf"^{what}: python \d+ µs a read, hiredis \d+ µs \(\d+\.\dx\)$"
-        assert re.search(line, done.stdout, re.M), done.stdout
+        assert re.search(line, printed, re.M), printed

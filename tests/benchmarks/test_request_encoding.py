@@ -4,8 +4,6 @@ same bytes' message for every request it times."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 from arena.games import make_game
 from arena.games.cards import CardGame
@@ -13,7 +11,7 @@ from arena.node.remote_seat import legal_actions_of, match_field, request_body
 from arena.node.sessions import Pending
 from arena.v1 import bot_service_pb2 as bot_pb
 from arena.wire import convert
-from tests.benchmarks.scripts import BENCHMARKS, benchmark_module
+from tests.benchmarks.scripts import benchmark_module, run_script
 
 
 def test_both_ways_make_the_same_message_for_every_request_the_benchmark_times() -> None:
@@ -34,13 +32,7 @@ def test_both_ways_make_the_same_message_for_every_request_the_benchmark_times()
 
 
 def test_the_benchmark_prints_each_way_and_their_ratio() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "request_encoding.py"), "--matches", "2", "--repeats", "1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    printed = run_script("request_encoding", "--matches", "2", "--repeats", "1")
     for name in ("pieces", "library"):
-        assert re.search(rf"^{name}: \d+\.\d µs a request \(best of 1\)$", done.stdout, re.M), done.stdout
-    assert re.search(r"^pieces / library: \d+\.\d\d of the time$", done.stdout, re.M), done.stdout
+        assert re.search(rf"^{name}: \d+\.\d µs a request \(best of 1\)$", printed, re.M), printed
+    assert re.search(r"^pieces / library: \d+\.\d\d of the time$", printed, re.M), printed

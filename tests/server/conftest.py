@@ -192,6 +192,20 @@ class RawBot:
             elif kind == "match_ended" and message.match_ended.match_id == until_ended:
                 return message.match_ended
 
+    async def requests(self, count: int) -> list[Any]:
+        """The next `count` ActionRequests, whether they come alone or batched (`action_requests`)."""
+        found: list[Any] = []
+        while len(found) < count:
+            message = await self.read(10)
+            kind = message.WhichOneof("message")
+            if kind == "action_request":
+                found.append(message.action_request)
+            elif kind == "action_requests":
+                found.extend(message.action_requests.requests)
+            else:
+                assert kind in ("match_started", "match_ended"), message
+        return found
+
     async def errors(self, count: int) -> list[Any]:
         """The next `count` Error messages, answering requests with their first legal action meanwhile."""
         errors: list[Any] = []

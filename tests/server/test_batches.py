@@ -18,21 +18,6 @@ pytestmark = pytest.mark.asyncio
 SLOW = Clock(per_move=10, bank=0)
 
 
-async def requests_of(bot: RawBot, count: int) -> list[bot_pb.ActionRequest]:
-    """The next `count` ActionRequests the bot is sent, alone or batched."""
-    found: list[bot_pb.ActionRequest] = []
-    while len(found) < count:
-        message = await bot.read(10)
-        kind = message.WhichOneof("message")
-        if kind == "action_request":
-            found.append(message.action_request)
-        elif kind == "action_requests":
-            found.extend(message.action_requests.requests)
-        else:
-            assert kind in ("match_started", "match_ended"), message
-    return found
-
-
 def answers(requests: list[bot_pb.ActionRequest]) -> bot_pb.ConnectRequest:
     return bot_pb.ConnectRequest(
         actions=bot_pb.Actions(
@@ -50,10 +35,10 @@ async def test_one_actions_message_answers_the_turns_of_several_matches(arena: A
     await bot.connect(batches=True)
     seats = ["many", "builtin:random", "builtin:random"]
     matches = {await arena.create_match("friday13", seats, clock=SLOW) for _ in range(3)}
-    waiting = await requests_of(bot, 3)
+    waiting = await bot.requests(3)
     assert {r.match_id for r in waiting} == matches, "the bot's first turn of each match"
     await bot.call.write(answers(waiting))
-    again = await requests_of(bot, 3)
+    again = await bot.requests(3)
     assert {r.match_id for r in again} == matches, "each answer counted: every match asks for the next move"
     asked = {r.match_id: r.request_id for r in waiting}
     assert all(r.request_id > asked[r.match_id] for r in again)
@@ -65,7 +50,7 @@ async def test_each_wrong_action_of_a_batch_gets_its_own_error(arena: Arena) -> 
     bot = RawBot(arena, tokens["wrong"])
     await bot.connect(batches=True)
     match_id = await arena.create_match("friday13", ["wrong", "builtin:random", "builtin:random"], clock=SLOW)
-    (request,) = await requests_of(bot, 1)
+    (request,) = await bot.requests(1)
     right = bot_pb.Action(match_id=match_id, request_id=request.request_id, action_id=request.legal_actions[0].id)
     stray = bot_pb.Action(match_id="m-none", request_id=7, action_id=1)
     late = bot_pb.Action(match_id=match_id, request_id=request.request_id + 50, action_id=1)
@@ -75,7 +60,7 @@ async def test_each_wrong_action_of_a_batch_gets_its_own_error(arena: Arena) -> 
         (bot_pb.ERROR_CODE_UNKNOWN_MATCH, "m-none"),
         (bot_pb.ERROR_CODE_UNKNOWN_REQUEST, match_id),
     ]
-    (following,) = await requests_of(bot, 1)
+    (following,) = await bot.requests(1)
     assert following.match_id == match_id and following.request_id > request.request_id, "the right one counted"
     await bot.close()
 
