@@ -388,6 +388,7 @@ class SessionRegistry:
         file descriptors run short; a resume always gets through."""
         resumed = self.resumable(bot, hello, launch)
         if resumed is not None:
+            resumed.batches = hello.batches  # how the resuming stream reads, whatever the lost one did
             self._changed(resumed)
             return resumed, True
         self._check_room(bot, launch)

@@ -316,3 +316,28 @@ async def test_a_batch_stops_growing_at_its_size_limit(monkeypatch: pytest.Monke
         for m in sent
     ]
     assert sizes == [2, 2, 1], [kind(m) for m in sent]
+
+
+@pytest.mark.parametrize("batches", [True, False])
+async def test_a_resumed_stream_gets_the_waiting_requests_again_as_its_hello_asks(batches: bool) -> None:
+    registry = SessionRegistry(Limits(grace=60.0))
+    session, _ = registry.open("ann", hello("friday13", batches=True))
+    stream = session.attach(bot_pb.Welcome(session_id=session.id))
+    await drain(session, stream)
+    for match_id in ("m1", "m2"):
+        session.seated(match_id)
+        ask(session, match_id)
+    await drain(session, stream)  # sent, then the stream is lost before the bot answers
+    session.detach(stream, registry.grace_over)
+    # The resuming process may be another client: its own Hello says whether it reads batches.
+    again, resumed = registry.open("ann", hello("friday13", resume=session.id, batches=batches))
+    assert resumed and again is session
+    sent = await drain(session, session.attach(bot_pb.Welcome(session_id=session.id, resumed=True)))
+    if batches:
+        assert [kind(m) for m in sent] == ["welcome", "action_requests"]
+        batch = sent[1]
+        assert isinstance(batch, bot_pb.ConnectResponse)
+        assert [r.match_id for r in batch.action_requests.requests] == ["m1", "m2"]
+    else:
+        assert [kind(m) for m in sent] == ["welcome", "action_request", "action_request"]
+    registry.close_all()
