@@ -16,6 +16,7 @@ from typing import Any
 
 from arena import metrics
 from arena.games.base import Action, Game, State, Termination, seed_commitment
+from arena.match.answer_timer import AnswerTimer
 from arena.match.debug import DebugLog
 from arena.match.faults import Fault, FaultKind
 from arena.match.results import MatchResult, SeatRecord, final_ranks
@@ -73,6 +74,7 @@ class MatchRunner:
         # and each strike with the index of the move it came with.
         self._timing: list[tuple[int, int] | None] = []
         self._moved: tuple[int, int] | None = None
+        self._timer = AnswerTimer()
         self._strikes: list[tuple[int, int, str]] = []
         # Why seats lost, for the record: every strike and forfeit with its kind, detail and move.
         self._faults: list[Fault] = []
@@ -97,16 +99,19 @@ class MatchRunner:
                 for index, seat in enumerate(self.seats)
             )
         )
-        while not state.is_terminal():
-            seat = state.current_player()
-            self._moved = None
-            action = await self._next_action(seat)
-            self._timing.append(self._moved)
-            state.apply(action)
-            self.records[seat].moves += 1
-            self._moves.inc()
-            if self.on_move is not None:
-                await self.on_move(seat, action, state)
+        try:
+            while not state.is_terminal():
+                seat = state.current_player()
+                self._moved = None
+                action = await self._next_action(seat)
+                self._timing.append(self._moved)
+                state.apply(action)
+                self.records[seat].moves += 1
+                self._moves.inc()
+                if self.on_move is not None:
+                    await self.on_move(seat, action, state)
+        finally:
+            self._timer.close()
         return await self._finish()
 
     async def _next_action(self, seat: int) -> Action:
@@ -121,16 +126,21 @@ class MatchRunner:
             # In-process bots answer synchronously; trusting them keeps `arena play` fast.
             return await player.request(move)
         started = time.perf_counter()
+        timer = self._timer
         try:
-            # asyncio.timeout arms one timer; wait_for would also wrap the request in a task.
-            async with asyncio.timeout(move.time_left) as budget:
-                move.extend = lambda seconds: _extend(budget, seconds)
-                try:
-                    action = await player.request(move)
-                finally:
-                    # The answer's deadline is settled: a pause told later (posting a strike through an
-                    # outage) must not reschedule a timeout that has finished.
-                    move.extend = None
+            timer.start(move.time_left)
+            move.extend = timer.extend
+            try:
+                action = await player.request(move)
+            except asyncio.CancelledError:
+                if timer.stop(cancelled=True):
+                    raise TimeoutError from None
+                raise
+            finally:
+                # The answer's deadline is settled: a pause told later (posting a strike through an
+                # outage) must not move a deadline that has finished.
+                move.extend = None
+                timer.stop(cancelled=False)
         except (TimeoutError, SeatTimeout):
             record.bank = 0.0
             self._answered.observe(move.time_left)  # at least that long: the latency an operator sees
@@ -232,9 +242,3 @@ class MatchRunner:
             "moves": [None if timing is None else list(timing) for timing in self._timing],
             "strikes": [list(strike) for strike in self._strikes],
         }
-
-
-def _extend(budget: asyncio.Timeout, seconds: float) -> None:
-    """Move a running answer's deadline later; one that already expired stays as it is (a strike follows)."""
-    if not budget.expired() and budget.when() is not None:
-        budget.reschedule((budget.when() or 0.0) + seconds)
