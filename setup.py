@@ -29,9 +29,12 @@ COMPILED = (
     "arena/bots/random_bot.py",
     "arena/bots/heuristic.py",
     "arena/bots/montecarlo.py",
+    "arena/games/cards_kit.py",
+    "arena/protowire.py",
 )
-"""The modules compiled together, the card engines and the built-in bots' policies and search:
-calls among them are C calls. (The local match loop gains too little to join them.)"""
+"""The modules compiled together, the card engines and the built-in bots' policies and search, and
+the card games' request encoder with the wire format it writes (a node encodes every move's
+request): calls among them are C calls. (The local match loop gains too little to join them.)"""
 LIBRARY = "arena.compiled"
 """The shared library's module name, `arena.compiled__mypyc`: inside the package, so that whoever
 imports `arena` from its folder alone (the hosted bots' sandbox) finds it."""

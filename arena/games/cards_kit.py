@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from arena import protowire as wire
 from arena.games.base import Action, Game, State
 from arena.games.cards import CardGame, CardObservation
@@ -257,6 +259,7 @@ def piles_after(piles: Sequence[Mapping[str, Any]], move: Mapping[str, Any]) -> 
     return after
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # each card game's kit derives from it
 class CardKit(GameKit):
     """What friday13 and amigo13 share outside their rules; each game's subclass names its suits' drawing."""
 
