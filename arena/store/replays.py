@@ -152,15 +152,25 @@ def _clock_columns(clock: dict[str, Any], seats: list[int]) -> bytes:
         raise ValueError(f"the clock has {len(moves)} moves and the record {len(seats)}")
     thinks = bytearray()
     residuals = bytearray()
+    # Every match's end comes here: the one-byte numbers (nearly all of them) skip the general coder.
     for entry, seat in zip(moves, seats, strict=True):
         if entry is None:
-            thinks += b"\0"
+            thinks.append(0)
             continue
         think, bank = entry
         if type(think) is not int or type(bank) is not int:  # bools and floats would not read back the same
             raise TypeError("clock entries are whole milliseconds")
-        _leb128(thinks, think + 1)
-        _leb128(residuals, _zigzag(bank - max(0, banks[seat] - max(0, think - per_move))))
+        if 0 <= think < 0x7F:
+            thinks.append(think + 1)
+        else:
+            _leb128(thinks, think + 1)
+        over = think - per_move
+        expected = banks[seat] - over if over > 0 else banks[seat]
+        residual = bank - (expected if expected > 0 else 0)
+        if residual == 0:
+            residuals.append(0)
+        else:
+            _leb128(residuals, _zigzag(residual))
         banks[seat] = bank
     return bytes(thinks + residuals)
 
@@ -168,21 +178,26 @@ def _clock_columns(clock: dict[str, Any], seats: list[int]) -> bytes:
 def _clock_moves(clock: dict[str, Any], seats: list[int], columns: bytes) -> list[list[int] | None]:
     """The clock's "moves" back from `_clock_columns`; ValueError when the bytes do not hold them."""
     per_move, banks = clock["per_move_ms"], [clock["bank_ms"]] * (max(seats, default=0) + 1)
-    numbers = _numbers(columns)
-    try:
-        thinks = [next(numbers) for _ in seats]
-        moves: list[list[int] | None] = []
-        for plus_one, seat in zip(thinks, seats, strict=True):
-            if plus_one == 0:
-                moves.append(None)
-                continue
-            think = plus_one - 1
-            bank = max(0, banks[seat] - max(0, think - per_move)) + _unzigzag(next(numbers))
-            banks[seat] = bank
-            moves.append([think, bank])
-    except StopIteration:
-        raise ValueError("the clock's columns end early") from None
-    if next(numbers, None) is not None:
+    # Nearly always every number is one byte: the bytes are the numbers.
+    numbers = list(columns) if not columns or max(columns) < 0x80 else list(_numbers(columns))
+    if len(numbers) < len(seats):
+        raise ValueError("the clock's columns end early")
+    position = len(seats)
+    moves: list[list[int] | None] = []
+    for plus_one, seat in zip(numbers[:position], seats, strict=True):
+        if plus_one == 0:
+            moves.append(None)
+            continue
+        if position == len(numbers):
+            raise ValueError("the clock's columns end early")
+        think = plus_one - 1
+        over = think - per_move
+        expected = banks[seat] - over if over > 0 else banks[seat]
+        bank = (expected if expected > 0 else 0) + _unzigzag(numbers[position])
+        position += 1
+        banks[seat] = bank
+        moves.append([think, bank])
+    if position != len(numbers):
         raise ValueError("bytes left over after the clock's columns")
     return moves
 
