@@ -283,12 +283,16 @@ class Game(ABC):
 
 GameFactory = Callable[..., Game]
 _REGISTRY: dict[str, tuple[GameFactory, GameKit]] = {}
+_PARAMETERS: dict[str, tuple[str, ...]] = {}
+"""Each registered game's parameter names, read from its factory once: a node makes games at every
+match's start and end, and reading a signature costs more than making the game."""
 
 
 def register(name: str, factory: GameFactory, kit: GameKit) -> None:
     """Make a game available by name to `make_game`, the CLI and the server, with its kit: all
     that the arena needs of the game besides its rules (arena.games.kit)."""
     _REGISTRY[name] = (factory, kit)
+    _PARAMETERS[name] = tuple(inspect.signature(factory).parameters)
 
 
 def kit_of(name: str) -> GameKit:
@@ -311,7 +315,7 @@ def game_names() -> list[str]:
 def make_game(name: str, **params: Any) -> Game:
     """The registered game `name` with `params`; raises UnknownGame or InvalidParameters."""
     factory = _registered(name)[0]
-    accepted = inspect.signature(factory).parameters
+    accepted = _PARAMETERS[name]
     for key in params:
         if key not in accepted:
             takes = ", ".join(accepted) or "no parameters"
