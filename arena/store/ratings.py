@@ -202,8 +202,7 @@ class RatingStore:
 
     async def model(self, game: str) -> RatingModel:
         """The game's TrueSkill parameters: the stored ones, else the defaults."""
-        stored = await self.redis.hgetall(keys.rating_model(game))
-        return RatingModel.from_dict({name: float(value) for name, value in text_fields(stored).items()})
+        return _model(await self.redis.hgetall(keys.rating_model(game)))
 
     def set_model(self, game: str, model: RatingModel, pipe: Pipeline) -> None:
         """Queue the replacement of the game's parameters on `pipe` (part of a recompute)."""
@@ -246,13 +245,16 @@ class RatingStore:
 
     async def prepare(self, game: str, result: LogEntry) -> Prepared | None:
         """Read the bots' ratings and compute the update; None when the entry was applied before."""
-        if await self.redis.sismember(keys.results_applied(game), result.match_id):
-            return None
         names = sorted(set(result.seats)) if isinstance(result, ResultRecord) else [result.bot]
+        # One round trip for everything read: every rated match comes here.
         pipe = self.redis.pipeline(transaction=False)
+        pipe.sismember(keys.results_applied(game), result.match_id)
+        pipe.hgetall(keys.rating_model(game))
         for name in names:
             pipe.hmget(keys.rating(game, name), ["mu", "sigma", "games", "last_ms"])
-        rows = await pipe.execute()
+        applied, model, *rows = await pipe.execute()
+        if applied:
+            return None
         current: dict[str, BotRating] = {}
         seen: dict[str, str] = {}
         played: dict[str, int] = {}
@@ -265,7 +267,7 @@ class RatingStore:
             current[name] = BotRating.from_dict(
                 name, {"mu": text(mu), "sigma": text_or_empty(sigma), "games": text_or_empty(games)}
             )
-        update = compute_update(current, result, await self.model(game))
+        update = compute_update(current, result, _model(model))
         ended = round(result.finished_at * 1000)
         return Prepared(
             game,
@@ -544,3 +546,8 @@ class RatingStore:
         applied = sorted(book.applied & in_redis)
         if applied:
             pipe.sadd(keys.results_applied(game), *applied)
+
+
+def _model(stored: Mapping[Any, Any]) -> RatingModel:
+    """A game's TrueSkill parameters from its stored hash (the defaults where it is empty)."""
+    return RatingModel.from_dict({name: float(value) for name, value in text_fields(stored).items()})
