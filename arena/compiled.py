@@ -1,6 +1,6 @@
 """Whether this process runs the engine compiled (mypyc) or from its plain Python sources.
 
-setup.py compiles a group of modules (the card engines, the bots, the local match loop) into one
+setup.py compiles a group of modules (the card engines, the bots, the card games' request encoder) into one
 shared library, with an extension beside each source. Python imports an extension before a
 source of the same name, so a build shadows its sources: a source edited after it would not run.
 So when `arena` is imported, this module compares every source of the group with the digest it
