@@ -71,8 +71,8 @@ async def test_extend_moves_the_running_deadline_later() -> None:
     loop = asyncio.get_running_loop()
     timer = AnswerTimer()
     answer = loop.create_future()
-    loop.call_later(0.1, timer.extend, 0.4)  # a pause of the answer's clock, told while it runs
-    loop.call_later(0.3, answer.set_result, 5)  # past the first deadline, before the moved one
+    loop.call_later(0.1, timer.extend, 2.0)  # a pause of the answer's clock, told while it runs
+    loop.call_later(0.3, answer.set_result, 5)  # past the first deadline, well before the moved one
     assert await wait(timer, 0.2, answer) == 5
     timer.close()
 
