@@ -1,8 +1,9 @@
 """Whether this process runs the engine compiled (mypyc) or from its plain Python sources.
 
-setup.py compiles a group of modules (the card engines, the bots, the card games' request encoder) into one
-shared library, with an extension beside each source. Python imports an extension before a
-source of the same name, so a build shadows its sources: a source edited after it would not run.
+setup.py compiles a group of modules (the card engines, the bots, the card games' request
+encoder) into one shared library, with an extension beside each source. Python imports an
+extension before a source of the same name, so a build shadows its sources: a source edited after
+it would not run.
 So when `arena` is imported, this module compares every source of the group with the digest it
 was compiled from (`compiled.sha256`, written by the build). When one differs, when a part of the
 build is missing for this interpreter, or when ARENA_PURE_PYTHON is set, a finder at the head of
