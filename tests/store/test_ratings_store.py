@@ -157,6 +157,10 @@ async def test_recompute_rebuilds_the_same_ratings_and_new_parameters_change_the
     assert changed[0] == tuple((r.bot, r.mu, r.sigma, r.games) for r in book.leaderboard())
     # Results applied later use the stored parameters, and count once.
     assert await store.apply(GAME, RESULTS[0]) is None
+    later = result("m6", ("c", "a", "d"), (1, 2, 3))
+    await store.apply(GAME, later)
+    book.apply(later)
+    assert (await stored_state(store))[0] == tuple((r.bot, r.mu, r.sigma, r.games) for r in book.leaderboard())
 
 
 CRASHING_NODE = """
