@@ -31,8 +31,8 @@ async def follow(store: Store, record: MatchRecord, poll: float = POLL) -> Async
     applied = 0
     shown = False
     while True:
-        events = await queue.events(record.match_id)
-        ended = await queue.result(record.match_id) is not None
+        stored, events = await queue.found(record.match_id)
+        ended = stored is not None
         if not events.seed:
             return
         if state is None:

@@ -43,7 +43,7 @@ from arena.store.relay import RemoteSession
 from arena.store.sentinel import replicated
 from arena.store.store import BotKind, now_ms
 from arena.store.tournaments import TournamentStore
-from arena.store.work import Delivery, EventBatch, LostOrder, MatchOrder, WorkQueue, new_seed
+from arena.store.work import Delivery, EventBatch, LostOrder, MatchEvents, MatchOrder, WorkQueue, new_seed
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +121,8 @@ SEAT_LOOK_MAX = 1.0
 """Seconds between two looks for a match's bots, doubling from the first to the last while it waits."""
 START_WAIT = 10.0
 """Seconds `create_match` waits for a node to start the match before it returns its id anyway."""
+START_LOOK = 0.02
+"""Seconds between two looks of `create_match` for the match started."""
 
 
 async def create_match(
@@ -164,8 +166,10 @@ async def create_match(
     order = await submit_match(store, game.name, seat_names, game.params(), seed=seed.hex(), clock=clock, rated=True)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + start_wait
-    while loop.time() < deadline and not await store.redis.hexists(keys.match(order.match_id), "summary"):
-        await asyncio.sleep(0.02)
+    while loop.time() < deadline:
+        await asyncio.sleep(START_LOOK)  # first: no node has started an order submitted this instant
+        if await store.redis.hexists(keys.match(order.match_id), "summary"):
+            break
     return order
 
 
@@ -475,12 +479,12 @@ class WorkHost:
         order = delivery.order
         logs.MATCH.set(order.match_id)  # this task's log lines name the match
         try:
-            stored, _ = await patiently(lambda: self.queue.result(order.match_id), f"match {order.match_id}")
+            (stored, events), _ = await patiently(lambda: self.queue.found(order.match_id), f"match {order.match_id}")
             if stored is not None:
                 await self._after(order, stored)
                 await patiently(lambda: self.queue.ack(delivery), f"match {order.match_id}")
                 return
-            await self._play(delivery)
+            await self._play(delivery, events)
         except asyncio.CancelledError:
             raise
         except LostOrder as lost:
@@ -504,10 +508,10 @@ class WorkHost:
         except Exception:
             log.exception("noting why match %s was aborted", order.match_id)
 
-    async def _play(self, delivery: Delivery) -> None:
+    async def _play(self, delivery: Delivery, events: MatchEvents) -> None:
+        """Play the order's match, resumed from `events` (what its event stream held when it was delivered)."""
         order = delivery.order
         game = make_game(order.game, **order.params)
-        events, _ = await patiently(lambda: self.queue.events(order.match_id), f"match {order.match_id}")
         fresh = not events.seed
         seed = bytes.fromhex(events.seed or order.seed)
         clock = Clock(order.per_move, order.bank) if order.per_move > 0 else None

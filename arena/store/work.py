@@ -318,20 +318,19 @@ class WorkQueue:
     # -- events -----------------------------------------------------------------------------
 
     async def events(self, match_id: str) -> MatchEvents:
-        found = MatchEvents()
-        entries: Any = await self.redis.xrange(keys.match_events(match_id))
-        for _, fields in entries:
-            data = text_fields(fields)
-            if "seed" in data:
-                found.seed = data["seed"]
-            elif data.get("a"):
-                batch = [int(action) for action in data["a"].split(",")]
-                at = int(data.get("at", len(found.actions)))
-                if at > len(found.actions):
-                    break  # a batch after a gap cannot be placed (never written so: batches go in order)
-                # A batch written twice (its first write's reply was lost) overlaps what is there.
-                found.actions.extend(batch[len(found.actions) - at :])
-        return found
+        return _events(await self.redis.xrange(keys.match_events(match_id)))
+
+    async def found(self, match_id: str) -> tuple[ResultRecord | None, MatchEvents]:
+        """What is stored of a match before a node plays it: its result, if it has one, and its event stream
+        (a resumed match's seed and moves so far). One round trip: every match starts with it."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(keys.WORK_RESULTS, match_id)
+        pipe.xrange(keys.match_events(match_id))
+        stored, entries = await pipe.execute()
+        return _result(stored), _events(entries)
+
+    async def result(self, match_id: str) -> ResultRecord | None:
+        return _result(await self.redis.hget(keys.WORK_RESULTS, match_id))
 
     async def started(self, delivery: Delivery, record: MatchRecord, seed: str, fresh: bool) -> None:
         """The match is listed (summary and indexes); a fresh one's event stream begins with its seed.
@@ -401,9 +400,26 @@ class WorkQueue:
         pipe.xdel(keys.WORK, delivery.entry_id)
         await pipe.execute()
 
-    async def result(self, match_id: str) -> ResultRecord | None:
-        text = await self.redis.hget(keys.WORK_RESULTS, match_id)
-        return ResultRecord.from_dict(json.loads(text)) if text else None
+
+def _result(stored: Any) -> ResultRecord | None:
+    return ResultRecord.from_dict(json.loads(stored)) if stored else None
+
+
+def _events(entries: Any) -> MatchEvents:
+    """The event stream's entries read as its seed and actions."""
+    found = MatchEvents()
+    for _, fields in entries:
+        data = text_fields(fields)
+        if "seed" in data:
+            found.seed = data["seed"]
+        elif data.get("a"):
+            batch = [int(action) for action in data["a"].split(",")]
+            at = int(data.get("at", len(found.actions)))
+            if at > len(found.actions):
+                break  # a batch after a gap cannot be placed (never written so: batches go in order)
+            # A batch written twice (its first write's reply was lost) overlaps what is there.
+            found.actions.extend(batch[len(found.actions) - at :])
+    return found
 
 
 def _entry_order(entry_id: str) -> tuple[int, int]:

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from arena.node.work import WorkConfig
-from arena.store.work import Delivery
+from arena.store.work import Delivery, MatchEvents
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
 from tests.server.conftest import ADMIN, Arena, bearer
@@ -65,10 +65,10 @@ async def populate(arena: Arena) -> None:
     assert work is not None
     play = work._play
 
-    async def faulty(delivery: Delivery) -> None:
+    async def faulty(delivery: Delivery, events: MatchEvents) -> None:
         if delivery.order.tournament == "lost":
             raise RuntimeError(FAULT)
-        await play(delivery)
+        await play(delivery, events)
 
     work._play = faulty  # type: ignore[method-assign]
     owner = await arena.owner("olga")
