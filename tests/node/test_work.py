@@ -24,7 +24,7 @@ from arena.node.work import MAX_BOUNCES, WorkConfig, WorkHost, submit_match
 from arena.ratings import ResultRecord
 from arena.store import MatchRecord, Store, keys
 from arena.store.tournaments import TournamentStore
-from arena.store.work import EventBatch, MatchOrder, WorkQueue
+from arena.store.work import EventBatch, MatchEvents, MatchOrder, WorkQueue
 from tests.node.conftest import SLACK, BotDriver, RelayNode, hello
 from tests.waiting import until
 
@@ -143,6 +143,9 @@ async def test_a_match_of_connected_bots_is_played_here_written_move_by_move_and
     events = await WorkQueue(redis).events(order.match_id)
     assert events.seed == "0a0b0c" and replayed(events.seed, events.actions) == result.scores
     assert len(events.actions) == requests(*bots), "every move the bots made, once"
+    # What a node delivered this order again finds, in one read: the result (so it does not play it) and the stream.
+    assert await WorkQueue(redis).found(order.match_id) == (result, events)
+    assert await WorkQueue(redis).found("m-never-ordered") == (None, MatchEvents())
     record = await summary(node.store, order.match_id)
     assert record.node == node.work.consumer == "node-a#1" and record.termination == Termination.NORMAL
     for bot in bots:
