@@ -240,6 +240,12 @@ class Session:
                 return first
             self._wake.clear()
             await self._wake.wait()
+            # Woken by the first request made for this bot, let the tasks already ready run first: a
+            # bot's batch of answers wakes one match after another, and the requests they make in
+            # this pass of the loop then go in one message (more batching on both sides: the
+            # server's CPU a move 14% less, the bots' 25%, in `benchmarks/grpc_throughput.py`).
+            # It waits for no timer, only for this pass.
+            await asyncio.sleep(0)
 
     def _batch(self, first: bytes) -> bytes:
         """`first` and the ActionRequests queued after it, as one ConnectResponse (`action_requests`).

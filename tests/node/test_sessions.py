@@ -301,6 +301,30 @@ async def test_requests_waiting_together_go_in_one_message_to_a_bot_that_reads_b
             assert [kind(m) for m in sent] == ["action_request"] * 3 + ["error", "action_request"]
 
 
+async def test_requests_made_in_the_pass_that_woke_the_writer_go_with_the_first() -> None:
+    """A bot's answers wake one match after another: the match woken after the writer asks in the same
+    pass of the loop, and its request joins the first one's message."""
+    registry = SessionRegistry()
+    session, _ = registry.open("ann", hello("friday13", batches=True))
+    stream = session.attach(bot_pb.Welcome(session_id=session.id))
+    await drain(session, stream)
+    writer = asyncio.create_task(session.next_message(stream))
+    answered = asyncio.get_running_loop().create_future()
+
+    async def second_match() -> None:
+        await answered
+        ask(session, "m2")
+
+    other = asyncio.create_task(second_match())
+    await asyncio.sleep(0)  # both wait: the writer for a request, the second match for its answer
+    ask(session, "m1")  # wakes the writer
+    answered.set_result(None)  # and then the second match, in the same pass
+    sent = await writer
+    await other
+    assert isinstance(sent, bytes)
+    assert [r.match_id for r in bot_pb.ConnectResponse.FromString(sent).action_requests.requests] == ["m1", "m2"]
+
+
 async def test_a_batch_stops_growing_at_its_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     registry = SessionRegistry()
     session, _ = registry.open("ann", hello("friday13", batches=True))
