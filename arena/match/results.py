@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from arena.games.base import State, Termination, ranks_from_scores
+from arena.games.base import Action, State, Termination, ranks_from_scores
 from arena.match.debug import DebugEntry
 from arena.match.faults import Fault
 
@@ -43,25 +43,34 @@ class MatchResult:
     """Every strike, in the order they came."""
     debug: tuple[DebugEntry, ...] = ()
     """The bots' debug texts, as (move, seat, text), bounded (`arena.match.debug`)."""
+    seed: bytes = b""
+    """The seed the match was dealt from (`MatchRunner` sets it and `actions`)."""
+    actions: tuple[Action, ...] = ()
+    """Every action played, in order: with the seed, what the rules need to make the record again."""
 
     @cached_property
     def record(self) -> dict[str, Any]:
-        """The `arena-replay/1` record, built on first use (it re-plays the match).
+        """The `arena-replay/1` record, built on first use (it re-plays the match)."""
+        record = self.state.record(self.seats, self.termination)
+        record.update(self.record_fields())
+        return record
+
+    def record_fields(self) -> dict[str, Any]:
+        """What the record holds beyond what the rules make of the seed and the actions, in its order: the
+        ranks and forfeited seats (replacing the rules' own), then the clock, forfeits, strikes and debug texts.
 
         "forfeits", "strikes" and "debug" are there only when they hold something: a record without
         them had none (or was made before they existed), so that clean matches cost nothing more."""
-        record = self.state.record(self.seats, self.termination)
-        record["ranks"] = list(self.ranks)
-        record["forfeited"] = list(self.forfeited)
+        fields: dict[str, Any] = {"ranks": list(self.ranks), "forfeited": list(self.forfeited)}
         if self.clock is not None:
-            record["clock"] = self.clock
+            fields["clock"] = self.clock
         if self.forfeits:
-            record["forfeits"] = [fault.to_json() for fault in self.forfeits]
+            fields["forfeits"] = [fault.to_json() for fault in self.forfeits]
         if self.strikes:
-            record["strikes"] = [fault.to_json() for fault in self.strikes]
+            fields["strikes"] = [fault.to_json() for fault in self.strikes]
         if self.debug:
-            record["debug"] = [list(entry) for entry in self.debug]
-        return record
+            fields["debug"] = [list(entry) for entry in self.debug]
+        return fields
 
 
 def final_ranks(scores: Sequence[int], forfeited: Sequence[int], *, lower_is_better: bool = True) -> tuple[int, ...]:

@@ -73,6 +73,7 @@ class MatchRunner:
         # The replay's clock: per move, a timed seat's think time and bank left (ms), else None;
         # and each strike with the index of the move it came with.
         self._timing: list[tuple[int, int] | None] = []
+        self._actions: list[Action] = []
         self._moved: tuple[int, int] | None = None
         self._timer = AnswerTimer()
         self._strikes: list[tuple[int, int, str]] = []
@@ -90,6 +91,8 @@ class MatchRunner:
         state = self.state
         for action in replayed:
             state.apply(action)
+        actions = self._actions
+        actions.extend(replayed)
         self._timing = [None] * len(replayed)  # played before a resume: their times are not known
         names = seat_names(self.seats)
         commitment = seed_commitment(self.seed)
@@ -106,6 +109,7 @@ class MatchRunner:
                 action = await self._next_action(seat)
                 self._timing.append(self._moved)
                 state.apply(action)
+                actions.append(action)
                 self.records[seat].moves += 1
                 self._moves.inc()
                 if self.on_move is not None:
@@ -230,6 +234,8 @@ class MatchRunner:
             forfeits=tuple(self._forfeits),
             strikes=tuple(self._faults),
             debug=tuple(self.debug.entries),
+            seed=self.seed,
+            actions=tuple(self._actions),
         )
 
     def _clock_record(self) -> dict[str, Any] | None:

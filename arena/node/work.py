@@ -40,6 +40,7 @@ from arena.store import MatchRecord, Store, keys
 from arena.store.outage import UNREACHABLE, patiently
 from arena.store.ratings import RatingStore
 from arena.store.relay import RemoteSession
+from arena.store.replays import encode_match
 from arena.store.sentinel import replicated
 from arena.store.store import BotKind, now_ms
 from arena.store.tournaments import TournamentStore
@@ -537,13 +538,13 @@ class WorkHost:
 
         live.runner.on_move = on_move
         final = dataclasses.replace(record)
-        replay: dict[str, Any] | None = None
+        replay: bytes | None = None
         writer.begin(delivery, len(events.actions))
         try:
             await patiently(lambda: self.queue.started(delivery, record, seed.hex(), fresh), f"match {order.match_id}")
             result = await live.runner.run(replayed=events.actions)
             final.scores, final.ranks, final.termination = list(result.scores), list(result.ranks), result.termination
-            replay = result.record
+            replay = encode_match(result)
             outcome = ResultRecord.from_match(result, now_ms() / 1000)
         except (asyncio.CancelledError, LostOrder):
             writer.end(order.match_id)
@@ -673,7 +674,7 @@ class WorkHost:
         )
 
     async def _store(
-        self, delivery: Delivery, result: ResultRecord, replay: dict[str, Any] | None, record: MatchRecord | None = None
+        self, delivery: Delivery, result: ResultRecord, replay: bytes | None, record: MatchRecord | None = None
     ) -> None:
         order = delivery.order
         if record is None:

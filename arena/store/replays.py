@@ -12,8 +12,10 @@ Three stored forms read back, told apart by the first byte:
   debug texts when it has them, and the CRC-32 of the record's JSON text), a newline, then the action ids, one byte each, and, when the record has
   a clock, its per-move times in two columns of LEB128 numbers (`_clock_columns`; the header
   then says how many action bytes there are). Read by re-playing the actions from the seed under
-  the rules; written only when that gives back exactly the record, checked before storing. A re-play whose
-  CRC differs (rules changed since) is a clear error, never a silently different record;
+  the rules. A node writes a finished match in it from the seed and actions, its CRC that of the
+  record read back (`encode_match`); any other record only when that gives back exactly the record,
+  checked before storing (`encode_replay`). A re-play whose CRC differs (rules changed since) is a
+  clear error, never a silently different record;
 - anything else: a zlib stream of the record's JSON made with a preset dictionary, for records
   the re-play form cannot hold (board13's, action ids above 255). Its header carries the
   dictionary's Adler-32, which names the dictionary to read it with.
@@ -24,11 +26,14 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.games import GameError, Termination, make_game
 from arena.store.codec import compact_json
 from arena.store.replay_dictionaries import FRIDAY13_1
+
+if TYPE_CHECKING:
+    from arena.match.results import MatchResult
 
 WRITE_DICTIONARY = FRIDAY13_1
 """The dictionary new records are compressed with."""
@@ -75,7 +80,7 @@ def _replay_form(record: Any, text: bytes) -> bytes | None:
         columns = b""
         if "clock" in record:
             clock = record["clock"]
-            columns = _clock_columns(clock, [move["seat"] for played in record["rounds"] for move in played["moves"]])
+            columns = _clock_columns(clock, _move_seats(record))
             header["clock"] = {key: value for key, value in clock.items() if key != "moves"}
             header["actions"] = len(actions)
     except (GameError, LookupError, TypeError, ValueError):  # not a card game's record, or an id above 255
@@ -106,20 +111,8 @@ def _replayed_text(payload: bytes, match_id: str) -> tuple[dict[str, Any], bytes
             # A clock stored before the columns existed has its "moves" in the header, as JSON.
             count = header.pop("actions")
             actions, columns = actions[:count], actions[count:]
-        state = make_game(header["game"], **header["params"]).new_match(bytes.fromhex(header["seed"]))
-        for action in actions:
-            state.apply(action)
-        record = state.record(header["seats"], Termination(header["termination"]))
-        record["ranks"], record["forfeited"] = header["ranks"], header["forfeited"]
-        if clock is not None and "moves" not in clock:
-            seats = [move["seat"] for played in record["rounds"] for move in played["moves"]]
-            clock = {**clock, "moves": _clock_moves(clock, seats, columns)}
-            clock = {key: clock[key] for key in _CLOCK_KEYS if key in clock}
-        if clock is not None:
-            record["clock"] = clock
-        for name in _OPTIONAL:
-            if name in header:
-                record[name] = header[name]
+        record = _played(header, actions)
+        _add_fields(record, header, columns)
     except (zlib.error, GameError, LookupError, TypeError, ValueError) as error:
         raise CorruptReplay(
             f"the stored replay of match {match_id} does not re-play ({len(payload) + 1} bytes: {error})"
@@ -130,6 +123,77 @@ def _replayed_text(payload: bytes, match_id: str) -> tuple[dict[str, Any], bytes
             f"the stored replay of match {match_id} re-plays to a different record under these rules (CRC mismatch)"
         )
     return record, text
+
+
+def _played(header: dict[str, Any], actions: bytes) -> dict[str, Any]:
+    """What the rules make of the header's seed and the actions, with the header's ranks and forfeited seats."""
+    state = make_game(header["game"], **header["params"]).new_match(bytes.fromhex(header["seed"]))
+    for action in actions:
+        state.apply(action)
+    record = state.record(header["seats"], Termination(header["termination"]))
+    record["ranks"], record["forfeited"] = header["ranks"], header["forfeited"]
+    return record
+
+
+def _add_fields(record: dict[str, Any], header: dict[str, Any], columns: bytes) -> None:
+    """The header's clock (its moves read from `columns`), forfeits, strikes and debug texts, added to the
+    record in the order `MatchResult.record` gives them."""
+    clock = header.get("clock")
+    if clock is not None and "moves" not in clock:
+        clock = {**clock, "moves": _clock_moves(clock, _move_seats(record), columns)}
+        clock = {key: clock[key] for key in _CLOCK_KEYS if key in clock}
+    if clock is not None:
+        record["clock"] = clock
+    for name in _OPTIONAL:
+        if name in header:
+            record[name] = header[name]
+
+
+def _move_seats(record: dict[str, Any]) -> list[int]:
+    """The seat of each move of a card game's record, in order."""
+    return [move["seat"] for played in record["rounds"] for move in played["moves"]]
+
+
+def encode_match(result: MatchResult) -> bytes:
+    """The bytes to store for a match the runner played, made from its seed and actions without its record.
+
+    The re-play form's header and actions are read back here as a reader reads them, and the CRC is of that
+    record's text: what readers get is what the rules make of what is stored, by construction, and the record
+    is made and written as JSON once (`encode_replay` makes it, writes it twice and re-plays it twice). As a
+    guard against rules that would not re-play alike, the re-played scores must be the match's; a match the
+    form cannot hold (action ids above 255, a record other than the card games') is `encode_replay` of its
+    record."""
+    try:
+        actions = bytes(result.actions)
+    except ValueError:
+        return encode_replay(result.record)
+    if not result.seed or not actions:  # not made by a runner
+        return encode_replay(result.record)
+    fields = result.record_fields()
+    clock = fields.get("clock")
+    header: dict[str, Any] = {
+        "game": result.game,
+        "params": result.state.game.params(),
+        "seats": list(result.seats),
+        "seed": result.seed.hex(),
+        "termination": result.termination.value,
+    } | fields
+    if clock is not None:
+        header["clock"] = {key: value for key, value in clock.items() if key != "moves"}
+        header["actions"] = len(actions)
+    try:
+        header = json.loads(compact_json(header))  # as a reader will have it
+        record = _played(header, actions)
+        columns = b""
+        if clock is not None:
+            columns = _clock_columns(clock, _move_seats(record))
+        _add_fields(record, header, columns)
+    except (GameError, LookupError, TypeError, ValueError):  # not a card game's record, or a clock of non-integers
+        return encode_replay(result.record)
+    if record.get("scores") != list(result.scores):
+        return encode_replay(result.record)
+    header["crc"] = zlib.crc32(compact_json(record).encode())
+    return REPLAY_FORM + _deflate(compact_json(header).encode() + b"\n" + actions + columns)
 
 
 _CLOCK_KEYS = ("per_move_ms", "bank_ms", "moves", "strikes")

@@ -22,7 +22,6 @@ from redis.asyncio import Redis
 from arena.ratings import ResultRecord
 from arena.store import keys
 from arena.store.codec import compact_json, text, text_fields
-from arena.store.replays import encode_replay
 from arena.store.store import MatchRecord
 
 EVENTS_KEPT_MS = 60_000
@@ -372,10 +371,12 @@ class WorkQueue:
         self,
         delivery: Delivery,
         record: MatchRecord,
-        replay: Mapping[str, Any] | None,
+        replay: bytes | None,
         result: ResultRecord,
     ) -> bool:
         """Store the result, summary and replay record once; False when the result was stored before.
+
+        `replay` is the record as stored (`arena.store.replays`), None for a match that has none (aborted).
 
         LostOrder when this node no longer holds the order and no result is stored: another node plays
         the match to its end. The caller acknowledges the delivery afterwards (`ack`), once what follows
@@ -388,7 +389,7 @@ class WorkQueue:
                   keys.match_events(order.match_id)],
             args=[keys.WORK_GROUP, self.consumer, delivery.entry_id, delivery.token, order.match_id,
                   compact_json(result.to_dict()), record.to_json(),
-                  encode_replay(replay) if replay is not None else "", EVENTS_KEPT_MS],
+                  replay if replay is not None else "", EVENTS_KEPT_MS],
         )  # fmt: skip
         if int(stored) < 0:
             raise LostOrder(f"match {order.match_id}: this node no longer holds its order; its result is not stored")

@@ -24,6 +24,7 @@ from arena.store import MatchRecord, Store, keys
 from arena.store.archive import MEMBER_LINES, Archive, Archiver, ArchiveUnreadable, Location, day_file
 from arena.store.codec import text
 from arena.store.ratings import RatingStore, RatingStoreError
+from arena.store.replays import encode_replay
 from arena.store.work import MatchOrder, WorkQueue
 from arena.v1 import arena_service_pb2 as api_pb
 from arena.v1 import messages_pb2 as pb
@@ -241,7 +242,7 @@ async def test_getmatch_the_web_api_and_the_work_path_serve_archived_matches(red
     await queue.started(delivery, record, delivery.order.seed, fresh=True)
     record.termination, record.ended_ms = Termination.NORMAL, OLD + 3
     result = ResultRecord("m000003", tuple(friday["seats"]), (1, 2, 3, 4), (1, 2, 3, 4), Termination.NORMAL)
-    assert await queue.store_result(delivery, record, friday, result)
+    assert await queue.store_result(delivery, record, encode_replay(friday), result)
     await queue.ack(delivery)
     await redis.aclose()
     async with start_arena(redis_url, retention=config, data_dir=tmp_path / "data") as arena:

@@ -172,7 +172,7 @@ async def test_the_work_streams_result_script_stores_the_small_form(redis: Redis
     (delivery,) = await work.read(1, block_ms=100)
     record = MatchRecord("m7", "friday13", {"players": 4}, list(seats), 1_000, termination=Termination.NORMAL)
     result = ResultRecord("m7", seats, tuple(replay["scores"]), tuple(replay["ranks"]), Termination.NORMAL)
-    assert await work.store_result(delivery, record, replay, result)
+    assert await work.store_result(delivery, record, encode_replay(replay), result)
     raw = await redis.hget(keys.match("m7"), "replay")
     assert raw is not None and raw[:1] == REPLAY_FORM
     found = await Store(redis).get_match("m7")
