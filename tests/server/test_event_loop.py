@@ -4,11 +4,13 @@ over real gRPC and stops cleanly."""
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import grpc
 import pytest
 from redis.asyncio import Redis
 
+from arena.app import YOUNG_COLLECTION, run_node
 from arena.sdk import Client
 from arena.store import keys
 from arena.v1 import arena_service_pb2 as api_pb
@@ -61,3 +63,20 @@ def test_an_unknown_event_loop_is_one_line() -> None:
     done = arena("serve", "--event-loop", "tokio")
     assert done.returncode == 2
     assert "Invalid value for '--event-loop': 'tokio' is not one of 'asyncio', 'uvloop'." in done.stderr
+
+
+@pytest.mark.parametrize("event_loop", ["asyncio", "uvloop"])
+def test_a_node_passes_over_its_young_objects_every_ten_thousand_allocations(event_loop: str) -> None:
+    """`run_node` runs every node, supervisor and worker: each collects its youngest generation less often."""
+    seen: list[tuple[int, int, int]] = []
+
+    async def node() -> None:
+        seen.append(gc.get_threshold())
+
+    before = gc.get_threshold()
+    try:
+        run_node(node(), event_loop)
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [(YOUNG_COLLECTION, *before[1:])]
+    assert before[0] < YOUNG_COLLECTION
