@@ -106,7 +106,7 @@ async def test_a_match_of_session_seats_plays_to_its_end_and_leaves_every_sessio
         alone.apply(alone.legal_actions()[0])
     assert result.scores == alone.outcome().scores
     for index, (seat, bot) in enumerate(zip(seats, bots, strict=True)):
-        (ended,) = bot.of_kind("match_ended")
+        (ended,) = await bot.received_kind("match_ended")  # sent as the match ends, not awaited by it
         assert list(ended.scores) == list(result.scores) and list(ended.ranks) == list(result.ranks)
         assert ended.seed == b"seed".hex(), "the seed is told at the end, so the bot can check the deal"
         assert len(bot.of_kind("action_request")) == result.seat_records[index].moves

@@ -325,6 +325,34 @@ async def test_requests_made_in_the_pass_that_woke_the_writer_go_with_the_first(
     assert [r.match_id for r in bot_pb.ConnectResponse.FromString(sent).action_requests.requests] == ["m1", "m2"]
 
 
+async def test_requests_made_in_the_writers_passes_join_it_and_later_ones_wait_for_the_next_message() -> None:
+    """Answers that arrived from other bots are taken in over the next passes of the loop (a read, then its
+    reader, then the match): the requests they cause join the first one's message; one made after the
+    writer sent goes in the next."""
+    registry = SessionRegistry()
+    session, _ = registry.open("ann", hello("friday13", batches=True))
+    stream = session.attach(bot_pb.Welcome(session_id=session.id))
+    await drain(session, stream)
+    writer = asyncio.create_task(session.next_message(stream))
+    await asyncio.sleep(0)  # the writer waits for a request
+
+    async def after_passes(passes: int, match_id: str) -> None:
+        for _ in range(passes):
+            await asyncio.sleep(0)
+        ask(session, match_id)
+
+    ask(session, "m1")  # wakes the writer
+    chained = asyncio.create_task(after_passes(2, "m2"))
+    sent = await writer
+    late = asyncio.create_task(after_passes(0, "m3"))
+    await asyncio.gather(chained, late)
+    assert isinstance(sent, bytes)
+    assert [r.match_id for r in bot_pb.ConnectResponse.FromString(sent).action_requests.requests] == ["m1", "m2"]
+    following = await session.next_message(stream)
+    assert isinstance(following, bytes)
+    assert bot_pb.ConnectResponse.FromString(following).action_request.match_id == "m3"
+
+
 async def test_a_batch_stops_growing_at_its_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     registry = SessionRegistry()
     session, _ = registry.open("ann", hello("friday13", batches=True))
