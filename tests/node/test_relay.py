@@ -224,7 +224,8 @@ async def test_a_serving_node_trims_an_inbox_once_it_delivered_a_batch_of_it(
         return int(await redis.xlen(inbox)) == 1
 
     await until(trimmed, "the inbox is trimmed to the entry read last", timeout=SLACK)
-    assert [int(e.message) for e in bot.of_kind("error")] == list(range(1, INBOX_TRIMMED + 1))
+    received = await bot.received_kind("error", INBOX_TRIMMED)  # handed to the session: on its stream soon after
+    assert [int(e.message) for e in received] == list(range(1, INBOX_TRIMMED + 1))
 
 
 async def test_a_serving_node_states_its_live_sessions_but_not_exclusive_ones_and_drops_ended_ones(

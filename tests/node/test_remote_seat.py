@@ -129,7 +129,7 @@ async def test_late_answers_are_strikes_told_as_late_the_third_forfeits_and_a_la
     result = await asyncio.wait_for(runner.run(), 60)
     assert result.forfeited == (0,) and result.termination == Termination.FORFEIT
     assert result.ranks[0] == max(result.ranks), "the forfeiting seat is ranked last"
-    errors = bot.of_kind("error")
+    errors = await bot.received_kind("error", 4)
     assert [e.code for e in errors] == [bot_pb.ERROR_CODE_LATE] * 3 + [bot_pb.ERROR_CODE_FORFEIT]
     assert all(e.match_id == "m1" for e in errors) and "strike 1 of 3: no answer within" in errors[0].message
     assert "3 strikes: you forfeit match m1" in errors[3].message
@@ -149,7 +149,7 @@ async def test_illegal_answers_are_strikes_told_as_illegal_and_the_third_forfeit
     runner = MatchRunner(GAME, with_builtin_opponents(seat), b"seed", match_id="m1", clock=ROOMY)
     result = await asyncio.wait_for(runner.run(), 60)
     assert result.forfeited == (0,)
-    errors = bot.of_kind("error")
+    errors = await bot.received_kind("error", 4)
     assert [e.code for e in errors] == [bot_pb.ERROR_CODE_ILLEGAL_ACTION] * 3 + [bot_pb.ERROR_CODE_FORFEIT]
     assert "illegal action" in errors[0].message
     await bot.stop()
