@@ -36,5 +36,5 @@ def compact_json(value: Any) -> str:
 
     Records are trees: not looking for a container inside itself (a dict of every container's id
     kept as the encoder goes) writes the same text a fifth faster, and a node writes a 17 KB replay
-    record twice at every match's end."""
+    record at every match's end."""
     return json.dumps(value, separators=(",", ":"), check_circular=False)

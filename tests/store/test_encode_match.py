@@ -39,13 +39,15 @@ class Timed(Seat):
         return move.legal_actions[(self.seed * 31 + self.asked * 7) % len(move.legal_actions)]
 
 
-async def play(game_name: str, players: int, number: int, *, timed: int = 0, cheat: tuple[int, ...] = (),
-               resumed: int = 0) -> MatchResult:  # fmt: skip
+async def play(
+    game_name: str, players: int, number: int, *, timed: int = 0, cheat: tuple[int, ...] = (), resumed: int = 0
+) -> MatchResult:
     """A match of `players` seats, the first `timed` of them timed seats (the first with `cheat`), the rest
     built-in bots; with `resumed`, the first that many actions replayed as after a node's restart."""
     game = make_game(game_name, players=players) if game_name != "board13" else make_game("board13")
-    seats: list[Seat] = [Timed(f"t{seat}", number + seat, cheat if seat == 0 else (), talk=seat == 1)
-                         for seat in range(timed)]  # fmt: skip
+    seats: list[Seat] = [
+        Timed(f"t{seat}", number + seat, cheat if seat == 0 else (), talk=seat == 1) for seat in range(timed)
+    ]
     seats += [BotSeat("random", lambda g, s: make_bot("random", g, s, seed=number + s)) for _ in range(players - timed)]
     seed = hashlib.sha256(f"encode-match-{number}".encode()).digest()[:16]
     replayed: list[Action] = []
