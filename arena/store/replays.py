@@ -160,14 +160,12 @@ def encode_match(result: MatchResult) -> bytes:
     The re-play form's header and actions are read back here as a reader reads them, and the CRC is of that
     record's text: what readers get is what the rules make of what is stored, by construction, and the record
     is made and written as JSON once (`encode_replay` makes it, writes it twice and re-plays it twice). As a
-    guard against rules that would not re-play alike, the re-played scores must be the match's; a match the
-    form cannot hold (action ids above 255, a record other than the card games') is `encode_replay` of its
-    record."""
+    guard against rules that would not re-play alike, or a result without its seed and actions (not made by
+    a runner), the re-played scores must be the match's; a match the form cannot hold (action ids above 255,
+    a record other than the card games') is `encode_replay` of its record."""
     try:
         actions = bytes(result.actions)
     except ValueError:
-        return encode_replay(result.record)
-    if not result.seed or not actions:  # not made by a runner
         return encode_replay(result.record)
     fields = result.record_fields()
     clock = fields.get("clock")
