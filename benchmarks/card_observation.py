@@ -40,7 +40,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=30, help="random matches played (default 30)")
     parser.add_argument("--players", type=int, default=4, help="players a match (default 4)")
-    parser.add_argument("--repeats", type=int, default=7, help="alternating timings of each (default 7)")
+    parser.add_argument("--repeats", type=int, default=7, help="timings, the best one printed (default 7)")
     options = parser.parse_args()
     game = make_game("friday13", players=options.players)
     rng = random.Random(13)

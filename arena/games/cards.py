@@ -260,8 +260,9 @@ class CardObservation:
         scores: tuple[int, ...],
         round_penalties: tuple[tuple[int, ...], ...],
     ) -> None:
-        # Written out and compiled: the generated __init__ of a frozen dataclass is interpreted even under
-        # mypyc and sets each field through a Python call (3 of a seat's request's ~150 µs on a node).
+        # Written out so that mypyc compiles it: the __init__ dataclasses generates for a frozen class is
+        # interpreted even under mypyc, and a node makes an observation for every request it sends
+        # (6.4 against 4.3 µs an observation, benchmarks/card_observation.py).
         put = object.__setattr__
         put(self, "game", game)
         put(self, "suits", suits)
