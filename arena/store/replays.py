@@ -79,13 +79,11 @@ def _replay_form(record: Any, text: bytes) -> bytes | None:
         header |= {name: record[name] for name in _OPTIONAL if name in record}
         columns = b""
         if "clock" in record:
-            clock = record["clock"]
-            columns = _clock_columns(clock, _move_seats(record))
-            header["clock"] = {key: value for key, value in clock.items() if key != "moves"}
-            header["actions"] = len(actions)
+            columns = _clock_columns(record["clock"], _move_seats(record))
+            _put_clock(header, record["clock"], actions)
     except (GameError, LookupError, TypeError, ValueError):  # not a card game's record, or an id above 255
         return None
-    payload = _deflate(compact_json(header).encode() + b"\n" + actions + columns)
+    payload = _payload(header, actions, columns)
     try:
         if _replayed_text(payload, "")[1] == text:
             return payload
@@ -177,8 +175,7 @@ def encode_match(result: MatchResult) -> bytes:
         "termination": result.termination.value,
     } | fields
     if clock is not None:
-        header["clock"] = {key: value for key, value in clock.items() if key != "moves"}
-        header["actions"] = len(actions)
+        _put_clock(header, clock, actions)
     try:
         header = json.loads(compact_json(header))  # as a reader will have it
         record = _played(header, actions)
@@ -191,7 +188,19 @@ def encode_match(result: MatchResult) -> bytes:
     if record.get("scores") != list(result.scores):
         return encode_replay(result.record)
     header["crc"] = zlib.crc32(compact_json(record).encode())
-    return REPLAY_FORM + _deflate(compact_json(header).encode() + b"\n" + actions + columns)
+    return REPLAY_FORM + _payload(header, actions, columns)
+
+
+def _put_clock(header: dict[str, Any], clock: dict[str, Any], actions: bytes) -> None:
+    """The clock in the header without its moves, which go in the columns after the actions it counts."""
+    header["clock"] = {key: value for key, value in clock.items() if key != "moves"}
+    header["actions"] = len(actions)
+
+
+def _payload(header: dict[str, Any], actions: bytes, columns: bytes) -> bytes:
+    """The re-play form's payload (after its first byte): the header's JSON, a newline, the actions, the
+    clock's columns, compressed."""
+    return _deflate(compact_json(header).encode() + b"\n" + actions + columns)
 
 
 _CLOCK_KEYS = ("per_move_ms", "bank_ms", "moves", "strikes")
