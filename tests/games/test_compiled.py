@@ -47,18 +47,23 @@ BUILT = bool(arena.compiled.MODULES) and "not for this interpreter" not in arena
 needs_build = pytest.mark.skipif(not BUILT, reason="no compiled build here: pip install -e . makes one")
 
 
-def probe(package_parent: Path, *, pure: bool = False) -> dict[str, Any]:
-    """What a new process that imports `arena` from `package_parent` runs, and the pinned digests it plays."""
+def printed_json(code: str, package_parent: Path, *, pure: bool) -> dict[str, Any]:
+    """The JSON `code` prints in a new process that imports `arena` from `package_parent`, plain with `pure`."""
     env = {key: value for key, value in os.environ.items() if key != arena.compiled.PURE_ENV}
     env["PYTHONPATH"] = os.pathsep.join([str(package_parent), str(REPOSITORY)])
     if pure:
         env[arena.compiled.PURE_ENV] = "1"
-    code = PROBE.format(replay=REPLAYS[1], mc=MC_MATCHES[2])
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=package_parent, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def probe(package_parent: Path, *, pure: bool = False) -> dict[str, Any]:
+    """What a new process that imports `arena` from `package_parent` runs, and the pinned digests it plays."""
+    result = printed_json(PROBE.format(replay=REPLAYS[1], mc=MC_MATCHES[2]), package_parent, pure=pure)
     assert Path(result["arena"]).resolve().parent == (package_parent / "arena").resolve()
     assert result["replay"] == REPLAYS[1][-1], "the same arena play replays, byte for byte"
     assert result["mc"] == MC_MATCHES[2][-1], "the same moves of mc"
@@ -200,15 +205,7 @@ print(json.dumps({"compiled": arena.compiled.COMPILED, "refused": refused, "roun
 def test_a_card_observation_is_frozen_and_made_from_its_fields(pure: bool) -> None:
     """CardObservation writes its `__init__` out (compiled, it is ~3 µs a request quicker than the generated
     one): compiled or not, it still sets every field in order and refuses changes."""
-    env = {key: value for key, value in os.environ.items() if key != arena.compiled.PURE_ENV}
-    env["PYTHONPATH"] = str(REPOSITORY)
-    if pure:
-        env[arena.compiled.PURE_ENV] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", FROZEN_PROBE], env=env, cwd=REPOSITORY, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = printed_json(FROZEN_PROBE, REPOSITORY, pure=pure)
     assert result["compiled"] == (BUILT and not pure)
     assert result["refused"] == "FrozenInstanceError"
     assert result["round"] == 0
