@@ -2,14 +2,18 @@
 
     python benchmarks/request_encoding.py [--matches 30] [--players 4] [--repeats 7]
 
-Random matches are played first and, at every move, the mover's observation and legal actions are
-kept. Then, repeats alternating, each move's whole ConnectResponse is made into bytes
-- `pieces`: as the node does (`arena.node.remote_seat.request_body`, `Session.request`): one encoder
-  per match, in match order, keeps each part's encoding and joins them (arena.protowire);
+Random matches are played first and, at every move, a copy of the state is kept. Then, repeats
+alternating, each move's whole ConnectResponse is made into bytes
+- `state`: as the node does (`arena.node.remote_seat.request_body`, `Session.request`): the move's
+  `MoveRequest`, one encoder per match, in match order, reading the seat's view from the state
+  (`CardEncoder.encode_seat`) and joining each part's kept encoding (arena.protowire);
+- `observation`: the same, with the seat's `CardObservation` made first and encoded
+  (`encode_bytes`), as the node did before;
 - `library`: the message built whole from protobuf objects and serialized by the library, the
   plain way (`whole_request`), the reference.
-Both give the same message (tests/protocol/test_wire_encoding.py). Prints microseconds a request,
-the best repeat of each, and their ratio.
+All three give the same message (tests/benchmarks/test_request_encoding.py,
+tests/protocol/test_wire_encoding.py). Prints microseconds a request, the best repeat of each, and
+the ratios.
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from machine import describe
 
 from arena.games import make_game
-from arena.games.cards import CardGame, CardObservation
+from arena.games.cards import CardGame, CardObservation, CardState
+from arena.match import MoveRequest
 from arena.node.remote_seat import legal_actions_of, match_field, request_body
 from arena.node.sessions import Pending
 from arena.v1 import bot_service_pb2 as bot_pb
@@ -34,10 +39,14 @@ TIME_LEFT = 1.0
 
 
 class Move(NamedTuple):
-    """What a seat is asked at one move (the fields of arena.match.MoveRequest a request reads)."""
+    """One move of a played match: the state before it (a copy) and the seat to move."""
 
-    observation: CardObservation
-    legal_actions: list[int]
+    state: CardState
+    seat: int
+
+    def request(self, request_id: int) -> MoveRequest:
+        """The request the node's runner makes for this move."""
+        return MoveRequest(request_id, self.state, self.seat, TIME_LEFT)
 
 
 def whole_observation(obs: CardObservation) -> pb.Observation:
@@ -68,42 +77,61 @@ def whole_observation(obs: CardObservation) -> pb.Observation:
     return message
 
 
-def whole_request(game: CardGame, match_id: str, request_id: int, move: Move) -> bot_pb.ConnectResponse:
-    """The request's whole message, built from protobuf objects."""
+def whole_request(
+    game: CardGame, match_id: str, request_id: int, state: CardState, seat: int
+) -> bot_pb.ConnectResponse:
+    """The request to `seat` at `state`, its whole message built from protobuf objects."""
     return bot_pb.ConnectResponse(
         action_request=bot_pb.ActionRequest(
             match_id=match_id,
             request_id=request_id,
-            observation=whole_observation(move.observation),
-            legal_actions=[pb.LegalAction(id=action, text=game.action_text(action)) for action in move.legal_actions],
+            observation=whole_observation(state.observation(seat)),
+            legal_actions=[
+                pb.LegalAction(id=action, text=game.action_text(action)) for action in state.legal_actions()
+            ],
             time_left_ms=int(TIME_LEFT * 1000),
         )
     )
 
 
 def played(game: CardGame, matches: int) -> list[list[Move]]:
-    """Every move's request of `matches` random matches."""
+    """Every move of `matches` random matches."""
     out = []
     for number in range(matches):
         rng = random.Random(number)
         state = game.new_match(number.to_bytes(8, "big"))
         moves = []
         while not state.is_terminal():
-            seen = state.observation(state.current_player())
-            moves.append(Move(seen, state.legal_actions()))
+            moves.append(Move(state.clone(), state.current_player()))
             state.apply(rng.choice(state.legal_actions()))
         out.append(moves)
     return out
 
 
-def pieces(game: CardGame, matches: Sequence[Sequence[Move]]) -> float:
+def encoded(game: CardGame, matches: Sequence[Sequence[Move]], observed: bool) -> Iterator[bytes]:
+    """Each move's ConnectResponse as the node makes it; `observed`: with its observation made first."""
     legal = legal_actions_of(game)
-    started = time.perf_counter()
     for number, moves in enumerate(matches):
         encoder, match = convert.encoder_for(game), match_field(f"m{number:06d}")
         for request_id, move in enumerate(moves, 1):
-            body = request_body(match, encoder, move, legal)  # type: ignore[arg-type]
-            Pending("", request_id, body, 0.0, None).encoded(TIME_LEFT)  # type: ignore[arg-type]
+            request = move.request(request_id)
+            if observed:
+                request.observation  # noqa: B018 (made, as the node made it before)
+            body = request_body(match, encoder, request, legal)
+            yield Pending("", request_id, body, 0.0, None).encoded(TIME_LEFT)  # type: ignore[arg-type]
+
+
+def from_state(game: CardGame, matches: Sequence[Sequence[Move]]) -> float:
+    started = time.perf_counter()
+    for _ in encoded(game, matches, observed=False):
+        pass
+    return time.perf_counter() - started
+
+
+def from_observation(game: CardGame, matches: Sequence[Sequence[Move]]) -> float:
+    started = time.perf_counter()
+    for _ in encoded(game, matches, observed=True):
+        pass
     return time.perf_counter() - started
 
 
@@ -111,7 +139,7 @@ def library(game: CardGame, matches: Sequence[Sequence[Move]]) -> float:
     started = time.perf_counter()
     for number, moves in enumerate(matches):
         for request_id, move in enumerate(moves, 1):
-            whole_request(game, f"m{number:06d}", request_id, move).SerializeToString()
+            whole_request(game, f"m{number:06d}", request_id, *move[:2]).SerializeToString()
     return time.perf_counter() - started
 
 
@@ -127,13 +155,15 @@ def main() -> None:
     count = sum(len(moves) for moves in matches)
     print(describe())
     print(f"{args.matches} random {args.players}-player friday13 matches, {count} requests")
-    best = {"pieces": float("inf"), "library": float("inf")}
+    ways = {"state": from_state, "observation": from_observation, "library": library}
+    best = dict.fromkeys(ways, float("inf"))
     for _ in range(args.repeats):
-        best["pieces"] = min(best["pieces"], pieces(game, matches))
-        best["library"] = min(best["library"], library(game, matches))
+        for name, way in ways.items():
+            best[name] = min(best[name], way(game, matches))
     for name, seconds in best.items():
         print(f"{name}: {seconds / count * 1e6:.1f} µs a request (best of {args.repeats})")
-    print(f"pieces / library: {best['pieces'] / best['library']:.2f} of the time")
+    print(f"state / observation: {best['state'] / best['observation']:.2f} of the time")
+    print(f"state / library: {best['state'] / best['library']:.2f} of the time")
 
 
 if __name__ == "__main__":

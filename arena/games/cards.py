@@ -589,6 +589,11 @@ class CardState(State[CardGame]):
         """The spectator's view: like a seat's, with an empty hand and seat -1."""
         return self._observe(-1)
 
+    def hand_of(self, seat: int) -> list[int]:
+        """What `seat` sees of its own hand, sorted: nothing for a spectator (-1). The one place that
+        reads a hand for a view: the observation and the request encoder's `encode_seat` both take it."""
+        return sorted(self.hands[seat]) if seat >= 0 else []
+
     def _observe(self, seat: int) -> CardObservation:
         rules = self.rules
         own = seat >= 0 and seat == self.turn
@@ -602,7 +607,7 @@ class CardState(State[CardGame]):
             first_player=self.first_player,
             dealer=self.dealer,
             current_player=self.turn,
-            hand=tuple(sorted(self.hands[seat])) if seat >= 0 else (),
+            hand=tuple(self.hand_of(seat)),
             legal_actions=tuple(self.legal_actions()) if own else (),
             piles=tuple(map(tuple, self.piles)),
             totals=tuple(self.totals),

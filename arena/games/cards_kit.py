@@ -14,7 +14,7 @@ from mypy_extensions import mypyc_attr
 
 from arena import protowire as wire
 from arena.games.base import Action, Game, State
-from arena.games.cards import CardGame, CardObservation
+from arena.games.cards import CardGame, CardObservation, CardState
 from arena.games.kit import Frame, GameKit
 from arena.v1 import messages_pb2 as pb
 
@@ -125,72 +125,127 @@ class CardEncoder:
 
     def encode_bytes(self, obs: CardObservation) -> bytes:
         """The encoding of `obs` as an `Observation` message."""
-        suits = obs.suits
-        if obs.round != self._round:
-            self._start_round(obs)
-        if len(obs.round_penalties) != self._penalties[0]:
+        return self._encode(
+            obs.suits,
+            (obs.round, obs.rounds, obs.first_player, obs.dealer, obs.dummy_size),
+            obs.round_penalties,
+            obs.scores,
+            obs.moves,
+            obs.collected,
+            obs.piles,
+            obs.totals,
+            obs.current_player,
+            obs.hand_sizes,
+            obs.draw_pile_size,
+            obs.hand,
+            obs.seat,
+        )
+
+    def encode_seat(self, state: CardState, seat: int) -> bytes:
+        """`encode_bytes(state.observation(seat))`, the same bytes, read from the state without making the
+        observation: a node encodes one for every request it sends (benchmarks/request_encoding.py). The
+        seat's hand comes from `CardState.hand_of`, as the observation's does; everything else is public."""
+        rules = state.rules
+        return self._encode(
+            rules.suits,
+            (state.round, rules.rounds, state.first_player, state.dealer, len(state.dummy)),
+            state.penalties,
+            state.scores,
+            state.moves,
+            state.collected,
+            state.piles,
+            state.totals,
+            state.turn,
+            [len(hand) for hand in state.hands],
+            len(state.draw),
+            state.hand_of(seat),
+            seat,
+        )
+
+    def _encode(
+        self,
+        suits: tuple[str, ...],
+        head: tuple[int, int, int, int, int],
+        round_penalties: Sequence[Sequence[int]],
+        scores: Sequence[int],
+        moves: Sequence[int],
+        collected: Sequence[Sequence[int]],
+        piles: Sequence[Sequence[int]],
+        totals: Sequence[int],
+        current_player: int,
+        hand_sizes: Sequence[int],
+        draw_pile_size: int,
+        hand: Sequence[int],
+        seat: int,
+    ) -> bytes:
+        """The observation made of these parts, encoded; `head` is the round, the rounds, the first player,
+        the dealer and the dummy's size, which are fixed within a round."""
+        if head[0] != self._round:
+            self._start_round(suits, head, len(hand_sizes), len(piles))
+        if len(round_penalties) != self._penalties[0]:
             encoded = b"".join(
-                [
-                    wire.embedded(_PENALTIES, pb.RoundPenalties(penalties=p).SerializeToString())
-                    for p in obs.round_penalties
-                ]
+                [wire.embedded(_PENALTIES, pb.RoundPenalties(penalties=p).SerializeToString()) for p in round_penalties]
             )
-            self._penalties = (len(obs.round_penalties), encoded)
-        if obs.scores != self._scores:
-            self._scores, self._scores_field = obs.scores, wire.packed(_SCORES, obs.scores)
-        if len(obs.moves) != self._played:
-            moves = _moves(suits, obs.players)
-            first, players = obs.first_player, obs.players
-            for index in range(self._played, len(obs.moves)):
-                self._moves += moves[(first + index) % players][obs.moves[index]]
-            self._played = len(obs.moves)
-        for seat, taken in enumerate(obs.collected):
-            if len(taken) != self._taken[seat]:
+            self._penalties = (len(round_penalties), encoded)
+        if not _same(scores, self._scores):
+            self._scores, self._scores_field = tuple(scores), wire.packed(_SCORES, scores)
+        if len(moves) != self._played:
+            players = len(hand_sizes)
+            by_seat = _moves(suits, players)
+            first = head[2]
+            for index in range(self._played, len(moves)):
+                self._moves += by_seat[(first + index) % players][moves[index]]
+            self._played = len(moves)
+        for taker, taken in enumerate(collected):
+            if len(taken) != self._taken[taker]:
                 listed = _card_fields(suits, _LIST_CARDS)
-                self._collected[seat] = wire.embedded(_COLLECTED, b"".join([listed[code] for code in taken]))
-                self._taken[seat] = len(taken)
-        for index, pile in enumerate(obs.piles):
-            if pile != self._piles[index]:
+                self._collected[taker] = wire.embedded(_COLLECTED, b"".join([listed[code] for code in taken]))
+                self._taken[taker] = len(taken)
+        for index, pile in enumerate(piles):
+            if not _same(pile, self._piles[index]):
                 piled = _card_fields(suits, _PILE_CARDS)
                 encoded = _pile_suit(suits[index]) + b"".join([piled[code] for code in pile])
                 self._pile_fields[index] = wire.embedded(
-                    _PILES, encoded + wire.unsigned_field(_PILE_TOTAL, obs.totals[index])
+                    _PILES, encoded + wire.unsigned_field(_PILE_TOTAL, totals[index])
                 )
-                self._piles[index] = pile
-        hand = _card_fields(suits, _HAND)
-        # An unset current_player says nobody is to move: the match is over.
-        current = _current_field(obs.current_player)
+                self._piles[index] = tuple(pile)
+        cards = _card_fields(suits, _HAND)
         body = b"".join(
             [
                 self._head,
-                current,
-                wire.packed(_HAND_SIZES, obs.hand_sizes),
-                wire.unsigned_field(_DRAW_PILE, obs.draw_pile_size),
+                # An unset current_player says nobody is to move: the match is over.
+                _current_field(current_player),
+                wire.packed(_HAND_SIZES, hand_sizes),
+                wire.unsigned_field(_DRAW_PILE, draw_pile_size),
                 *self._pile_fields,
                 *self._collected,
                 self._moves,
                 self._scores_field,
                 self._penalties[1],
-                *[hand[code] for code in obs.hand],
-                _seat_field(obs.seat),
+                *[cards[code] for code in hand],
+                _seat_field(seat),
             ]
         )
         return _OBSERVATION_CARDS + wire.varint(len(body)) + body
 
-    def _start_round(self, obs: CardObservation) -> None:
-        self._round, self._played, self._moves = obs.round, 0, bytearray()
-        self._taken = [0] * obs.players
-        self._collected = [wire.embedded(_COLLECTED, b"")] * obs.players
-        self._piles = [()] * len(obs.piles)
-        self._pile_fields = [wire.embedded(_PILES, _pile_suit(obs.suits[index])) for index in range(len(obs.piles))]
-        head = pb.CardObservation(
-            round=obs.round,
-            rounds=obs.rounds,
-            first_player=obs.first_player,
-            dealer=obs.dealer,
-            dummy_size=obs.dummy_size,
+    def _start_round(
+        self, suits: tuple[str, ...], head: tuple[int, int, int, int, int], players: int, piles: int
+    ) -> None:
+        round_, rounds, first_player, dealer, dummy_size = head
+        self._round, self._played, self._moves = round_, 0, bytearray()
+        self._taken = [0] * players
+        self._collected = [wire.embedded(_COLLECTED, b"")] * players
+        self._piles = [()] * piles
+        self._pile_fields = [wire.embedded(_PILES, _pile_suit(suits[index])) for index in range(piles)]
+        fixed = pb.CardObservation(
+            round=round_, rounds=rounds, first_player=first_player, dealer=dealer, dummy_size=dummy_size
         )
-        self._head = head.SerializeToString()
+        self._head = fixed.SerializeToString()
+
+
+def _same(numbers: Sequence[int], kept: tuple[int, ...]) -> bool:
+    """Whether `numbers` (a tuple of an observation, or the state's list) holds what `kept` does."""
+    return len(numbers) == len(kept) and all(number == kept[index] for index, number in enumerate(numbers))
 
 
 @cache

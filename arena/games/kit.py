@@ -51,6 +51,10 @@ class ObservationEncoder(Protocol):
     def encode_bytes(self, obs: Any) -> bytes:
         """`obs` as an encoded `Observation`, the form a request carries (arena.node.remote_seat)."""
 
+    def encode_seat(self, state: Any, seat: int) -> bytes:
+        """`encode_bytes(state.observation(seat))`, the same bytes; an encoder may read them from the state
+        without making the observation."""
+
 
 Frame = dict[str, Any]
 """One step of the web replay: the round, the move just made (or None) and the public `view`."""
@@ -137,3 +141,6 @@ class JsonEncoder:
 
     def encode_bytes(self, obs: Observation) -> bytes:
         return self.encode(obs).SerializeToString()
+
+    def encode_seat(self, state: State[Any], seat: int) -> bytes:
+        return self.encode_bytes(state.observation(seat))

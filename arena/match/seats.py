@@ -9,6 +9,7 @@ from typing import Any
 
 from arena.bots.base import Bot
 from arena.games.base import Action, Game, State, Termination
+from arena.games.kit import ObservationEncoder
 from arena.match.faults import FaultKind
 
 
@@ -73,6 +74,12 @@ class MoveRequest:
         if self._observation is None:
             self._observation = self._state.observation(self.seat)
         return self._observation
+
+    def encoded_observation(self, encoder: ObservationEncoder) -> bytes:
+        """`encoder.encode_bytes(self.observation)`, without making the observation if nothing asked for it."""
+        if self._observation is not None:
+            return encoder.encode_bytes(self._observation)
+        return encoder.encode_seat(self._state, self.seat)
 
 
 @dataclass(frozen=True)

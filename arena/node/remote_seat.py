@@ -98,7 +98,7 @@ def request_body(match: bytes, encoder: convert.Encoder, move: MoveRequest, lega
     return b"".join(
         [
             match,
-            wire.embedded(_OBSERVATION, encoder.encode_bytes(move.observation)),
+            wire.embedded(_OBSERVATION, move.encoded_observation(encoder)),
             *[legal[action] for action in move.legal_actions],
         ]
     )

@@ -85,6 +85,36 @@ def test_every_card_observation_parses_to_the_message_built_whole(
     assert checked > 0
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(TABLES), st.binary(min_size=8, max_size=8), st.integers(0, 2**32), st.integers(0, 150))
+def test_a_view_read_from_the_state_is_the_encoded_observation_byte_for_byte(
+    table: tuple[str, int], seed: bytes, moves_seed: int, joined_at: int
+) -> None:
+    """`encode_seat(state, seat)`, which a node sends without making the observation, is what
+    `encode_bytes(state.observation(seat))` gives: for every seat and the spectators' view (-1) at every move,
+    so a seat learns nothing from it that its observation hides. The encoder reading the state also takes
+    some views as observations in between (a match's encoder is shared with its watchers' public views),
+    and both encoders join at move `joined_at`, as a match taken over mid-round."""
+    name, players = table
+    game = make_game(name, players=players)
+    state = game.new_match(seed)
+    rng = random.Random(moves_seed)
+    from_state, from_observation = encoder_for(game), encoder_for(game)
+    checked = 0
+    for move in range(10_000):
+        if move >= joined_at:
+            for seat in rng.sample(range(-1, players), players + 1):
+                seen = state.observation(seat) if seat >= 0 else state.public_observation()
+                expected = from_observation.encode_bytes(seen)
+                mixed = rng.random() < 0.2
+                assert (from_state.encode_bytes(seen) if mixed else from_state.encode_seat(state, seat)) == expected
+                checked += not mixed
+        if state.is_terminal():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    assert checked > 0
+
+
 def test_a_request_parses_to_its_fields_and_a_resent_one_has_the_time_left_then() -> None:
     game = make_game("friday13", players=4)
     state = game.new_match(b"a request")
@@ -94,7 +124,7 @@ def test_a_request_parses_to_its_fields_and_a_resent_one_has_the_time_left_then(
     body = request_body(match_field("m-" + "x" * 98), encoder_for(game), move, legal_actions_of(game))
     pending = Pending("m-" + "x" * 98, 41, body, 0.0, None)  # type: ignore[arg-type]
     first = bot_pb.ConnectResponse.FromString(pending.encoded(1.0)).action_request
-    assert first == whole_request(game, "m-" + "x" * 98, 41, move).action_request
+    assert first == whole_request(game, "m-" + "x" * 98, 41, state, move.seat).action_request
     assert first.observation == built(seen) and first.time_left_ms == 1000
     again = bot_pb.ConnectResponse.FromString(pending.encoded(0.75)).action_request
     assert again.time_left_ms == 750 and again.request_id == 41 and again.observation == first.observation

@@ -10,7 +10,7 @@ from arena import protowire as wire
 from arena.games.base import Action, Game
 from arena.games.board13.board import FIXED, MONUMENT, NAMES, OWNER
 from arena.games.board13.render import board_layout
-from arena.games.board13.rules import DEFAULT_SCENARIO, Board13, Board13Observation
+from arena.games.board13.rules import DEFAULT_SCENARIO, Board13, Board13Observation, Board13State
 from arena.games.board13.scenario import Scenario
 from arena.games.kit import GameKit, Parameter
 from arena.v1 import messages_pb2 as pb
@@ -66,6 +66,9 @@ class Board13Encoder:
         self._update(obs)
         body = self._template.SerializeToString() + _seat_field(obs.seat)
         return _OBSERVATION_BOARD13 + wire.varint(len(body)) + body
+
+    def encode_seat(self, state: Board13State, seat: int) -> bytes:
+        return self.encode_bytes(state.observation(seat))
 
     def _update(self, obs: Board13Observation) -> None:
         """Bring the kept position (every field but the seat) up to `obs`."""
