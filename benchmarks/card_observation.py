@@ -1,4 +1,4 @@
-"""What a card game's observation costs the engine: a node makes one for every request it sends.
+"""What a card game's observation costs the engine: a bot that reads its turn's observation has one made every move.
 
     python benchmarks/card_observation.py [--matches 30] [--players 4] [--repeats 7]
 

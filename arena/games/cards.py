@@ -261,8 +261,9 @@ class CardObservation:
         round_penalties: tuple[tuple[int, ...], ...],
     ) -> None:
         # Written out so that mypyc compiles it: the __init__ dataclasses generates for a frozen class is
-        # interpreted even under mypyc, and a node makes an observation for every request it sends
-        # (6.4 against 4.3 µs an observation, benchmarks/card_observation.py).
+        # interpreted even under mypyc, and a bot that reads its turn's observation has one made every move,
+        # a built-in bot's by the engine, an SDK bot's from its request (6.4 against 4.3 µs an observation,
+        # benchmarks/card_observation.py).
         put = object.__setattr__
         put(self, "game", game)
         put(self, "suits", suits)

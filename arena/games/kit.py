@@ -46,6 +46,8 @@ class Parameter:
 class ObservationEncoder(Protocol):
     """Turns one match's observations, in match order, into messages."""
 
+    __slots__ = ()
+
     def encode(self, obs: Any) -> pb.Observation: ...
 
     def encode_bytes(self, obs: Any) -> bytes:
@@ -53,7 +55,8 @@ class ObservationEncoder(Protocol):
 
     def encode_seat(self, state: Any, seat: int) -> bytes:
         """`encode_bytes(state.observation(seat))`, the same bytes; an encoder may read them from the state
-        without making the observation."""
+        without making the observation (the card games' does)."""
+        return self.encode_bytes(state.observation(seat))
 
 
 Frame = dict[str, Any]
@@ -133,7 +136,7 @@ class JsonKit(GameKit):
         """The engine observation that `data` (an observation's `to_dict`) describes."""
 
 
-class JsonEncoder:
+class JsonEncoder(ObservationEncoder):
     """Observations as JSON text in `GenericObservation`."""
 
     def encode(self, obs: Observation) -> pb.Observation:
@@ -141,6 +144,3 @@ class JsonEncoder:
 
     def encode_bytes(self, obs: Observation) -> bytes:
         return self.encode(obs).SerializeToString()
-
-    def encode_seat(self, state: State[Any], seat: int) -> bytes:
-        return self.encode_bytes(state.observation(seat))

@@ -10,9 +10,9 @@ from arena import protowire as wire
 from arena.games.base import Action, Game
 from arena.games.board13.board import FIXED, MONUMENT, NAMES, OWNER
 from arena.games.board13.render import board_layout
-from arena.games.board13.rules import DEFAULT_SCENARIO, Board13, Board13Observation, Board13State
+from arena.games.board13.rules import DEFAULT_SCENARIO, Board13, Board13Observation
 from arena.games.board13.scenario import Scenario
-from arena.games.kit import GameKit, Parameter
+from arena.games.kit import GameKit, ObservationEncoder, Parameter
 from arena.v1 import messages_pb2 as pb
 
 FIELD_KINDS = (pb.FIELD_KIND_NEUTRAL, pb.FIELD_KIND_BLACK_ONLY, pb.FIELD_KIND_WHITE_ONLY)
@@ -37,7 +37,7 @@ def _piece_code(field: pb.Field) -> int:
     return STONE_PIECES.index(field.piece) if field.piece in STONE_PIECES else 0
 
 
-class Board13Encoder:
+class Board13Encoder(ObservationEncoder):
     """Turns the successive positions of one match into messages, reusing what is unchanged.
 
     A move changes a few of the 49 fields and adds one to the moves so far, so the encoder keeps the
@@ -66,9 +66,6 @@ class Board13Encoder:
         self._update(obs)
         body = self._template.SerializeToString() + _seat_field(obs.seat)
         return _OBSERVATION_BOARD13 + wire.varint(len(body)) + body
-
-    def encode_seat(self, state: Board13State, seat: int) -> bytes:
-        return self.encode_bytes(state.observation(seat))
 
     def _update(self, obs: Board13Observation) -> None:
         """Bring the kept position (every field but the seat) up to `obs`."""
