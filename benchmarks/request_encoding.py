@@ -133,7 +133,7 @@ def library(game: CardGame, matches: Sequence[Sequence[Move]]) -> float:
     started = time.perf_counter()
     for number, moves in enumerate(matches):
         for request_id, move in enumerate(moves, 1):
-            whole_request(game, f"m{number:06d}", request_id, *move[:2]).SerializeToString()
+            whole_request(game, f"m{number:06d}", request_id, move.state, move.seat).SerializeToString()
     return time.perf_counter() - started
 
 
