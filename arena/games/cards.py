@@ -621,6 +621,14 @@ class CardState(State[CardGame]):
             round_penalties=tuple(map(tuple, self.penalties)),
         )
 
+    def round_moves(self, number: int) -> list[Action]:
+        """The moves of round `number` (0 is the first), so far for the round being played."""
+        return self.past_moves[number] if number < len(self.past_moves) else self.moves
+
+    def actions(self) -> bytes:
+        """Every action of the match so far, in order, one byte each (a card game's ids are below 256)."""
+        return b"".join([bytes(self.round_moves(number)) for number in range(len(self.decks))])
+
     def record(self, seats: Sequence[str], termination: Termination = Termination.NORMAL) -> dict[str, Any]:
         card = self.game.card_text
         suits = self.rules.suits
@@ -642,7 +650,7 @@ class CardState(State[CardGame]):
             if self.rules.hand_size is not None:
                 entry["draw_pile"] = [card(c) for c in draw]
             moves = []
-            for action in self.past_moves[number] if number < len(self.past_moves) else self.moves:
+            for action in self.round_moves(number):
                 seat, pile = replica.turn, action % 3
                 # This round's pile objects stay readable even after the last move rolls over.
                 piles, totals = replica.piles, replica.totals

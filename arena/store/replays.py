@@ -28,7 +28,8 @@ import zlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from arena.games import GameError, Termination, make_game
+from arena.games import GameError, State, Termination, make_game
+from arena.games.cards import CardState
 from arena.store.codec import compact_json
 from arena.store.replay_dictionaries import FRIDAY13_1
 
@@ -128,17 +129,22 @@ def _played(header: dict[str, Any], actions: bytes) -> dict[str, Any]:
     state = make_game(header["game"], **header["params"]).new_match(bytes.fromhex(header["seed"]))
     for action in actions:
         state.apply(action)
+    return _ranked(state, header)
+
+
+def _ranked(state: State[Any], header: dict[str, Any]) -> dict[str, Any]:
+    """The state's record for the header's seats and termination, with the header's ranks and forfeited seats."""
     record = state.record(header["seats"], Termination(header["termination"]))
     record["ranks"], record["forfeited"] = header["ranks"], header["forfeited"]
     return record
 
 
-def _add_fields(record: dict[str, Any], header: dict[str, Any], columns: bytes) -> None:
-    """The header's clock (its moves read from `columns`), forfeits, strikes and debug texts, added to the
-    record in the order `MatchResult.record` gives them."""
+def _add_fields(record: dict[str, Any], header: dict[str, Any], columns: bytes, moves: list[Any] | None = None) -> None:
+    """The header's clock (its `moves`, or read from `columns` when not given), forfeits, strikes and debug
+    texts, added to the record in the order `MatchResult.record` gives them."""
     clock = header.get("clock")
     if clock is not None and "moves" not in clock:
-        clock = {**clock, "moves": _clock_moves(clock, _move_seats(record), columns)}
+        clock = {**clock, "moves": _clock_moves(clock, _move_seats(record), columns) if moves is None else moves}
         clock = {key: clock[key] for key in _CLOCK_KEYS if key in clock}
     if clock is not None:
         record["clock"] = clock
@@ -153,17 +159,22 @@ def _move_seats(record: dict[str, Any]) -> list[int]:
 
 
 def encode_match(result: MatchResult) -> bytes:
-    """The bytes to store for a match the runner played, made from its seed and actions without its record.
+    """The bytes to store for a match the runner played, made from its seed and actions.
 
-    The re-play form's header and actions are read back here as a reader reads them, and the CRC is of that
-    record's text: what readers get is what the rules make of what is stored, by construction, and the record
-    is made and written as JSON once (`encode_replay` makes it, writes it twice and re-plays it twice). As a
-    guard against rules that would not re-play alike, or a result without its seed and actions (not made by
-    a runner), the re-played scores must be the match's; a match the form cannot hold (action ids above 255,
-    a record other than the card games') is `encode_replay` of its record."""
+    The CRC is of the record the match's final state makes from the header as a reader reads it: the state's
+    `record` re-plays its moves from its seed (a replica re-dealt), and the stored seed and actions are
+    checked to be the state's own, so readers get what the rules make of what is stored. The clock's columns
+    are written only from whole, non-negative milliseconds, which read back exactly (`_clock_columns`), so
+    the record takes the runner's clock as it is. The record is made and written as JSON once
+    (`encode_replay` makes it, writes it twice and re-plays it twice). A result not made by a runner (a seed
+    or actions that are not its state's, a state that is not a card game's) or a match the form cannot hold
+    (action ids above 255) is `encode_replay` of its record."""
+    state = result.state
     try:
         actions = bytes(result.actions)
     except ValueError:
+        return encode_replay(result.record)
+    if not isinstance(state, CardState) or state.seed != result.seed or state.actions() != actions:
         return encode_replay(result.record)
     fields = result.record_fields()
     clock = fields.get("clock")
@@ -178,14 +189,12 @@ def encode_match(result: MatchResult) -> bytes:
         _put_clock(header, clock, actions)
     try:
         header = json.loads(compact_json(header))  # as a reader will have it
-        record = _played(header, actions)
+        record = _ranked(state, header)
         columns = b""
         if clock is not None:
             columns = _clock_columns(clock, _move_seats(record))
-        _add_fields(record, header, columns)
-    except (GameError, LookupError, TypeError, ValueError):  # not a card game's record, or a clock of non-integers
-        return encode_replay(result.record)
-    if record.get("scores") != list(result.scores):
+        _add_fields(record, header, columns, None if clock is None else clock["moves"])
+    except (GameError, LookupError, TypeError, ValueError):  # a clock of negative or non-integer times
         return encode_replay(result.record)
     header["crc"] = zlib.crc32(compact_json(record).encode())
     return REPLAY_FORM + _payload(header, actions, columns)
@@ -218,6 +227,8 @@ def _clock_columns(clock: dict[str, Any], seats: list[int]) -> bytes:
     compressed to the stored record, against 660 as JSON pairs in the header (answers of 0-3 ms: 150
     against 200)."""
     per_move, banks = clock["per_move_ms"], [clock["bank_ms"]] * (max(seats, default=0) + 1)
+    if type(per_move) is not int or type(banks[0]) is not int:
+        raise TypeError("the clock's limits are whole milliseconds")
     moves = clock["moves"]
     if len(moves) != len(seats):
         raise ValueError(f"the clock has {len(moves)} moves and the record {len(seats)}")
@@ -231,6 +242,8 @@ def _clock_columns(clock: dict[str, Any], seats: list[int]) -> bytes:
         think, bank = entry
         if type(think) is not int or type(bank) is not int:  # bools and floats would not read back the same
             raise TypeError("clock entries are whole milliseconds")
+        if think < 0:  # -1 would be written as 0, an untimed move
+            raise ValueError(f"a clock entry is negative ({think})")
         if 0 <= think < 0x7F:
             thinks.append(think + 1)
         else:

@@ -50,3 +50,22 @@ def test_columns_cut_short_or_with_bytes_left_over_are_refused(case: tuple[dict[
     if columns:
         with pytest.raises(ValueError, match="end"):  # early, or inside a number
             _clock_moves(clock, seats, columns[:-1])
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({"moves": [[-1, 10_000]]}, "negative"),  # would be written as 0, an untimed move
+        ({"moves": [[1.0, 10_000]]}, "whole milliseconds"),
+        ({"moves": [[True, 10_000]]}, "whole milliseconds"),
+        ({"per_move_ms": 1000.0}, "limits are whole"),
+        ({"bank_ms": 10_000.0}, "limits are whole"),  # a bank read back as 10000.0, not 10000
+    ],
+    ids=["negative think time", "float think time", "bool think time", "float limit", "float bank"],
+)
+def test_a_clock_the_columns_would_not_read_back_exactly_is_refused(change: dict[str, Any], error: str) -> None:
+    """A node's record takes its clock as the runner gave it, not as read back: so whatever the columns
+    cannot give back exactly is refused (and the match stored whole, tests/store/test_encode_match.py)."""
+    clock = {"per_move_ms": 1000, "bank_ms": 10_000, "moves": [[5, 10_000]], "strikes": []} | change
+    with pytest.raises((TypeError, ValueError), match=error):
+        _clock_columns(clock, [0])

@@ -7,6 +7,7 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ from arena.games import make_game
 from arena.games.base import Action
 from arena.match import BotSeat, Clock, MatchRunner, MoveRequest, Seat
 from arena.match.results import MatchResult
+from arena.store import replays
 from arena.store.codec import compact_json
 from arena.store.replays import REPLAY_FORM, decode_replay, encode_match, encode_replay
 
@@ -117,3 +119,35 @@ def test_a_result_not_made_by_a_runner_is_stored_as_its_record() -> None:
     assert result.record.get("clock") is None
     for made_elsewhere in (dataclasses.replace(result, seed=b""), dataclasses.replace(result, actions=())):
         assert reads_back(encode_match(made_elsewhere), result)
+
+
+def test_a_clock_the_columns_cannot_give_back_exactly_is_stored_whole() -> None:
+    """The record takes the runner's clock as it is: one the columns would read back otherwise (a negative
+    think time would read as an untimed move) is not written in them."""
+    result = asyncio.run(play("friday13", 3, 8, timed=3))
+    clock = result.clock
+    assert clock is not None
+    moves = [list(entry) if entry else entry for entry in clock["moves"]]
+    moves[4] = [-1, moves[4][1]]
+    odd = dataclasses.replace(result, clock={**clock, "moves": moves})
+    stored = encode_match(odd)
+    assert stored[:1] != REPLAY_FORM
+    assert reads_back(stored, odd)
+    assert decode_replay(stored, odd.match_id)["clock"]["moves"][4][0] == -1
+
+
+def test_a_runners_match_is_written_from_its_state_without_re_playing_its_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The way every match's end takes: `encode_replay` (which writes and re-plays the record twice) is left
+    to results the state does not stand for."""
+    results = [asyncio.run(play("friday13", 4, 11, timed=4)), asyncio.run(play("amigo13", 5, 12, timed=2, resumed=7))]
+
+    def refused(record: object) -> bytes:
+        raise AssertionError("a runner's match went the way of a record not made by a runner")
+
+    monkeypatch.setattr(replays, "encode_replay", refused)
+    for result in results:
+        stored = encode_match(result)
+        assert stored[:1] == REPLAY_FORM
+        assert reads_back(stored, result)
