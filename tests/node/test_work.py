@@ -248,6 +248,57 @@ async def test_an_order_written_while_a_work_host_stops_is_not_held_by_the_stopp
         await redis.delete(keys.WORK)  # the next node reads only its own try's order
 
 
+async def blocked_reader(redis: Redis, not_id: int | None = None) -> int:
+    """The id of the client blocked in XREADGROUP (a work host's read loop), other than `not_id`."""
+    found: list[int] = []
+
+    async def blocked() -> bool:
+        clients: Any = await redis.client_list()
+        found[:] = [int(c["id"]) for c in clients if c["cmd"] == "xreadgroup" and int(c["id"]) != not_id]
+        return bool(found)
+
+    await until(blocked, "the read loop is blocked in XREADGROUP", timeout=SLACK)
+    return found[0]
+
+
+async def test_a_read_loop_whose_connection_was_killed_reads_on_a_new_one_whose_id_the_stop_unblocks(
+    redis: Redis, work_nodes: Callable[..., WorkNode]
+) -> None:
+    """The read loop's client id is learnt when its connection is made, not before each read: after its
+    connection is killed under a blocked read, the id `stop` unblocks is the new connection's."""
+    node = work_nodes("node-a")
+    await node.start()
+    for _ in range(3):
+        first = await blocked_reader(redis)
+        assert node.work._reader_id == first
+        await redis.client_kill_filter(_id=str(first))
+        second = await blocked_reader(redis, not_id=first)  # reading again, on a new connection
+        assert node.work._reader_id == second, "the id of the connection now blocked"
+    await node.work.stop()
+    gone: Any = await redis.client_list()
+    assert not [client for client in gone if client["cmd"] == "xreadgroup" and client["flags"] == "b"]
+
+
+async def test_the_read_loops_client_id_follows_a_connection_redis_py_makes_again_in_place(
+    redis: Redis, work_nodes: Callable[..., WorkNode]
+) -> None:
+    """redis-py makes a broken connection again inside the same client (a retry, a failed health check): the
+    id `stop` unblocks must be the new connection's, though no read asked for it."""
+    work = work_nodes("node-a").work
+    reader = redis.client()
+    try:
+        await work._connect_reader(reader)
+        first = await reader.client_id()
+        assert work._reader_id == first
+        connection: Any = reader.connection
+        await connection.disconnect()
+        await reader.ping()  # connects again, in place
+        assert await reader.client_id() != first
+        assert work._reader_id == await reader.client_id(), "the id of the connection made again"
+    finally:
+        await reader.aclose()
+
+
 async def test_a_dead_nodes_order_is_claimed_after_the_claim_delay_and_resumed_from_its_events(
     redis: Redis, work_nodes: Callable[..., WorkNode]
 ) -> None:
