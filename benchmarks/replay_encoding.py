@@ -6,7 +6,8 @@ Plays `--matches` real 4-player friday13 matches through the match runner, every
 in-process seat answering at once (so each record has a clock, as a node's matches with connected
 bots do), then encodes each finished match both ways, alternating, `--repeats` times:
 - `encode_match(result)`, what a node stores today: the re-play form made from the seed and the
-  actions, read back once, the record made and written as JSON once;
+  actions, the record made once by the match's final state (whose moves it re-plays from the seed)
+  and written as JSON once for the CRC;
 - `encode_replay(result.record)`, what a node stored before: the runner's record made, written as
   JSON, its actions parsed back from it, then re-played and compared byte for byte.
 Both read back as the runner's record (checked first). Reports each one's median µs a match and the ratio.

@@ -13,7 +13,7 @@ Three stored forms read back, told apart by the first byte:
   a clock, its per-move times in two columns of LEB128 numbers (`_clock_columns`; the header
   then says how many action bytes there are). Read by re-playing the actions from the seed under
   the rules. A node writes a finished match in it from the seed and actions, its CRC that of the
-  record read back (`encode_match`); any other record only when that gives back exactly the record,
+  record the match's final state makes, whose seed and actions they are (`encode_match`); any other record only when that gives back exactly the record,
   checked before storing (`encode_replay`). A re-play whose CRC differs (rules changed since) is a
   clear error, never a silently different record;
 - anything else: a zlib stream of the record's JSON made with a preset dictionary, for records
