@@ -9,13 +9,14 @@ Three stored forms read back, told apart by the first byte:
 - `{`: the JSON text itself, as arenas before compression stored it;
 - `R`: a re-play: zlib (with the dictionary) of a JSON header (game, params, seats, seed,
   termination, ranks, forfeited, the clock when the record has one, the forfeits, strikes and
-  debug texts when it has them, and the CRC-32 of the record's JSON text), a newline, then the action ids, one byte each, and, when the record has
-  a clock, its per-move times in two columns of LEB128 numbers (`_clock_columns`; the header
-  then says how many action bytes there are). Read by re-playing the actions from the seed under
-  the rules. A node writes a finished match in it from the seed and actions, its CRC that of the
-  record the match's final state makes, whose seed and actions they are (`encode_match`); any other record only when that gives back exactly the record,
-  checked before storing (`encode_replay`). A re-play whose CRC differs (rules changed since) is a
-  clear error, never a silently different record;
+  debug texts when it has them, and the CRC-32 of the record's JSON text), a newline, then the
+  action ids, one byte each, and, when the record has a clock, its per-move times in two columns
+  of LEB128 numbers (`_clock_columns`; the header then says how many action bytes there are).
+  Read by re-playing the actions from the seed under the rules. A node writes a finished match in
+  it from the seed and actions, its CRC that of the record the match's final state makes, whose
+  seed and actions they are (`encode_match`); any other record only when that gives back exactly
+  the record, checked before storing (`encode_replay`). A re-play whose CRC differs (rules changed
+  since) is a clear error, never a silently different record;
 - anything else: a zlib stream of the record's JSON made with a preset dictionary, for records
   the re-play form cannot hold (board13's, action ids above 255). Its header carries the
   dictionary's Adler-32, which names the dictionary to read it with.
@@ -244,7 +245,7 @@ def _clock_columns(clock: dict[str, Any], seats: list[int]) -> bytes:
             raise TypeError("clock entries are whole milliseconds")
         if think < 0:  # -1 would be written as 0, an untimed move
             raise ValueError(f"a clock entry is negative ({think})")
-        if 0 <= think < 0x7F:
+        if think < 0x7F:
             thinks.append(think + 1)
         else:
             _leb128(thinks, think + 1)

@@ -139,8 +139,8 @@ def test_a_clock_the_columns_cannot_give_back_exactly_is_stored_whole() -> None:
 def test_a_runners_match_is_written_from_its_state_without_re_playing_its_record(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The way every match's end takes: `encode_replay` (which writes and re-plays the record twice) is left
-    to results the state does not stand for."""
+    """Every match's end goes this way: `encode_replay` (which writes and re-plays the record twice) is left
+    to results their state does not stand for."""
     results = [asyncio.run(play("friday13", 4, 11, timed=4)), asyncio.run(play("amigo13", 5, 12, timed=2, resumed=7))]
 
     def refused(record: object) -> bytes:
