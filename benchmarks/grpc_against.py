@@ -4,7 +4,7 @@
 
 This machine's speed drifts by a third from hour to hour, and bare gRPC's reference in
 grpc_throughput.py drifts more than the arena does (its echo server took 71 to 150 µs a round trip
-on one day), so a figure from another day, or even its ratio to bare gRPC, compares badly. Here the
+within two hours), so a figure from another day, or even its ratio to bare gRPC, compares badly. Here the
 reference is the earlier code itself: COMMIT is checked out in a temporary git worktree (its
 extensions built when it has a setup.py), and the two trees' own `benchmarks/grpc_throughput.py
 --repeats 1` take turns, `--runs` times each, each run with its tree's server and bots and a bare
@@ -12,7 +12,8 @@ grpc.aio run of its own. Prints every run, the medians and their ratio. The defa
 code issue 28 measured at 487 µs a move, when it asked for 250: 0.51 of it.
 
 An older driver may look for ended matches more often (862974c ten times a second, today's four),
-and that listing counts as its server's CPU, so the earlier figure reads a little high.
+and that listing counts as its server's CPU: the earlier figure reads a little high, by less than the
+noise (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
