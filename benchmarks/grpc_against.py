@@ -9,7 +9,8 @@ reference is the earlier code itself: COMMIT is checked out in a temporary git w
 extensions built when it has a setup.py), and the two trees' own `benchmarks/grpc_throughput.py
 --repeats 1` take turns, `--runs` times each, each run with its tree's server and bots and a bare
 grpc.aio run of its own. Prints every run, the medians and their ratio. The default commit is the
-code issue 28 measured at 487 µs a move, when it asked for 250: 0.51 of it.
+first whose benchmark reported the server's CPU a move, as issue 28 quotes it: 487 µs, when the issue
+asked for 250, 0.51 of it.
 
 An older driver may look for ended matches more often (862974c ten times a second, today's four),
 and that listing counts as its server's CPU: the earlier figure reads a little high, by less than the
@@ -32,7 +33,8 @@ from machine import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 ISSUE_COMMIT = "862974c"
-"""The code of issue 28's figures: 487 µs of server CPU a move, the goal 250."""
+"""The first commit whose grpc_throughput.py reported the server's CPU a move, as issue 28 quotes it: 487 µs a move,
+the goal 250."""
 GOAL = 250 / 487
 
 _ARENA = re.compile(r"arena ([\d,]+) moves/s; CPU per move: server (\d+) µs")
@@ -90,11 +92,17 @@ def resolve(commit: str) -> str:
 
 def check_out(commit: str, into: Path) -> None:
     """`commit` as a detached worktree at `into`, its extensions built when it has any."""
-    subprocess.run(["git", "worktree", "add", "--detach", str(into), commit], cwd=ROOT, check=True, capture_output=True)
+    _step(["git", "worktree", "add", "--detach", str(into), commit], ROOT, commit)
     if (into / "setup.py").exists():
-        subprocess.run(
-            [sys.executable, "setup.py", "build_ext", "--inplace"], cwd=into, check=True, capture_output=True
-        )
+        _step([sys.executable, "setup.py", "build_ext", "--inplace"], into, commit)
+
+
+def _step(command: list[str], where: Path, commit: str) -> None:
+    """Run `command` in `where`; exits with one line, its error's last, when it fails."""
+    done = subprocess.run(command, cwd=where, capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"grpc_against.py: {' '.join(command[:3])} failed for {commit[:7]}: {last}")
 
 
 def remove(tree: Path) -> None:
@@ -120,15 +128,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, choices=range(1, 101), metavar="1..100")
     parser.add_argument("--seconds", type=float, default=12.0)
     args = parser.parse_args()
+    if not 1 <= args.seconds <= 3600:
+        parser.error(f"--seconds {args.seconds:g}: give 1 to 3600 seconds a run")
     commit = resolve(args.commit)
     short = commit[:7]
     print(describe())
     with tempfile.TemporaryDirectory(prefix="arena-against-") as scratch:
         tree = Path(scratch) / "tree"
-        check_out(commit, tree)
+        this: list[Run] = []
+        earlier: list[Run] = []
         try:
-            this: list[Run] = []
-            earlier: list[Run] = []
+            check_out(commit, tree)
             for number in range(1, args.runs + 1):
                 this.append(run_benchmark(ROOT, args.seconds))
                 earlier.append(run_benchmark(tree, args.seconds))

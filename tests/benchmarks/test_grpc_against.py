@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +57,15 @@ def test_a_commit_it_cannot_find_is_one_line_and_no_worktree() -> None:
         f"grpc_against.py: no commit 'no-such-commit' in {BENCHMARKS.parent}; name one that `git log` lists"
     ]
     assert subprocess.run(_WORKTREES, cwd=BENCHMARKS, capture_output=True, text=True, check=True).stdout == before
+
+
+def test_a_worktree_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "file").write_text("in the way")
+    with benchmark_module("grpc_against") as bench, pytest.raises(SystemExit) as stopped:
+        bench.check_out(bench.resolve("HEAD"), taken)
+    message = str(stopped.value)
+    assert message.startswith("grpc_against.py: git worktree add failed for "), message
+    assert "already exists" in message and "\n" not in message, message
+    assert (taken / "file").read_text() == "in the way"
