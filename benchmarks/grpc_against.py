@@ -80,14 +80,20 @@ def run_benchmark(tree: Path, seconds: float) -> Run:
     return parse_run(done.stdout)
 
 
-def resolve(commit: str) -> str:
-    """The full hash of `commit`; exits with one line when this repository has no such commit."""
+def full_hash(commit: str) -> str | None:
+    """The full hash of `commit`, or None when this repository does not hold it (a shallow clone may not)."""
     found = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True, text=True
     )
-    if found.returncode != 0:
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def resolve(commit: str) -> str:
+    """The full hash of `commit`; exits with one line when this repository has no such commit."""
+    found = full_hash(commit)
+    if found is None:
         raise SystemExit(f"grpc_against.py: no commit {commit!r} in {ROOT}; name one that `git log` lists")
-    return found.stdout.strip()
+    return found
 
 
 def check_out(commit: str, into: Path) -> None:
@@ -155,7 +161,7 @@ def main() -> None:
     ratio = statistics.median(run.server for run in this) / statistics.median(run.server for run in earlier)
     print(
         f"this tree / {short}, server CPU a move: {ratio:.2f} in medians, each run {min(pairs):.2f} to {max(pairs):.2f}"
-        + (f" (issue 28's goal: at most {GOAL:.2f})" if commit == resolve(ISSUE_COMMIT) else "")
+        + (f" (issue 28's goal: at most {GOAL:.2f})" if commit == full_hash(ISSUE_COMMIT) else "")
     )
 
 

@@ -69,3 +69,11 @@ def test_a_worktree_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
     assert message.startswith("grpc_against.py: git worktree add failed for "), message
     assert "already exists" in message and "\n" not in message, message
     assert (taken / "file").read_text() == "in the way"
+
+
+def test_a_commit_this_clone_lacks_has_no_hash_rather_than_ending_the_run() -> None:
+    # The run's last line asks whether the commit was issue 28's: a clone without that commit must still print it.
+    with benchmark_module("grpc_against") as bench:
+        assert bench.full_hash("no-such-commit") is None
+        head = bench.full_hash("HEAD")
+    assert head is not None and len(head) == 40 and int(head, 16) >= 0, head
